@@ -1,0 +1,36 @@
+# mus-arena: `make demo` sets up and runs the demo; `make test` sets up and runs all tests.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup demo test lint typecheck bench proto clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml sdk/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ./sdk -e '.[dev]'
+	touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/mus demo
+
+lint: setup
+	$(VENV)/bin/ruff check arena sdk/mus_sdk bots tests bench
+
+typecheck: setup
+	$(VENV)/bin/mypy arena/engine
+
+test: setup lint typecheck
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) bench/engine.py
+
+proto: setup
+	$(PY) sdk/generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

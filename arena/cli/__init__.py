@@ -1,0 +1,1 @@
+"""The ``mus`` command line (Typer): one module per command group."""

@@ -1,0 +1,53 @@
+"""The root ``mus`` command: global options, and the command groups.
+
+Exit codes (all commands): 0 success; 1 the run worked but found a failure (a scenario
+expectation not met, a bot that failed a check, a replay mismatch); 2 bad input (a
+malformed file, a bad option, an unreadable path).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena import __version__
+from arena.cli import demo, scenario
+from arena.log_setup import configure_logging
+
+app = typer.Typer(
+    name="mus",
+    no_args_is_help=True,
+    add_completion=False,
+    help="mus-arena: play Mus between bots, run leagues, replay and check them.",
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mus-arena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="Operational logs on stderr: auto, console or json.")
+    ] = "auto",
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logs (-v info, -vv debug).")] = 0,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """mus-arena: a referee and arena for Mus bots.
+
+    Start with `mus scenario FILE` to play a scripted hand, or `mus demo`.
+    """
+    if log_format not in ("auto", "console", "json"):
+        raise typer.BadParameter("must be auto, console or json", param_hint="--log-format")
+    configure_logging(log_format, verbose)  # type: ignore[arg-type]
+
+
+app.command("scenario")(scenario.scenario)
+app.command("demo")(demo.demo)

@@ -1,0 +1,933 @@
+"""The match state machine: every rule of RULES.md, as queries and one checked ``apply``.
+
+:class:`MusState` holds a whole match (games, hands, the mus phase, the lances, the
+betting, the count). It is mutable for speed (search bots run it in their inner loop);
+:meth:`MusState.clone` gives an independent copy. Everything random comes from the
+seed given at construction (or an explicit deck order), so the same seed and the same
+actions always give the same match.
+
+Typical use::
+
+    state = MusState.new(Rules(), seed=7)
+    while not state.is_terminal:
+        seat = state.to_act
+        action = choose(state.view(seat))     # a SeatView holds only what seat may know
+        state.apply(action)                   # raises IllegalActionError, state unchanged
+
+Seats are numbered in turn order (counter-clockwise); the team of seat ``s`` is
+``s % 2``; mano is ``dealer + 1``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine.actions import (
+    MUS,
+    NO_MUS,
+    NO_QUEREMOS,
+    NO_QUIERO,
+    ORDAGO,
+    PASO,
+    QUEREMOS,
+    QUIERO,
+    Action,
+    ActionKind,
+    DiscardChoice,
+    EnvidoRange,
+    LegalAction,
+)
+from arena.engine.cards import CARDS, Card
+from arena.engine.errors import IllegalActionError, IllegalSignalError, InvalidActionError
+from arena.engine.evaluate import (
+    PARES_DUPLES,
+    PARES_MEDIAS,
+    PARES_PAR,
+    RANK_BITS,
+    HandEval,
+    table,
+)
+from arena.engine.events import (
+    Event,
+    EventKind,
+    HandResult,
+    Lance,
+    LanceOutcome,
+    LanceResult,
+    Phase,
+    Sena,
+)
+from arena.engine.rules import MusCorrido, Rules, SignalMode
+
+GRANDE, CHICA, PARES, JUEGO, PUNTO = Lance
+_K_MUS, _K_NO_MUS, _K_DISCARD, _K_PASO, _K_ENVIDO = 0, 1, 2, 3, 4
+_K_QUIERO, _K_NO_QUIERO, _K_ORDAGO, _K_QUEREMOS, _K_NO_QUEREMOS = 5, 6, 7, 8, 9
+
+_MUS_LEGAL: tuple[LegalAction, ...] = (MUS, NO_MUS)
+_ORDAGO_ANSWERS: tuple[LegalAction, ...] = (NO_QUIERO, QUIERO)
+# Event instances that carry no seat-specific data are shared.
+_LANCE_START = {lance: Event(EventKind.LANCE_START, lance=lance) for lance in Lance}
+
+_SEED_MIX = 0x5EA5_5EA5  # separates the seña-interception stream from the deal stream
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBet:
+    """The bet on the table in the current lance, as a seat sees it."""
+
+    team: int
+    seat: int
+    stake: int
+    """Total proposed for the lance (0 for an órdago)."""
+    prev: int
+    """What the betting team collects if this bet is declined (the deje)."""
+    is_ordago: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Exactly what one seat may know: its cards and the public state of the match."""
+
+    seat: int
+    team: int
+    players: int
+    rules: Rules
+    game: int
+    hand: int
+    dealer: int
+    mano: int
+    scores: tuple[int, int]
+    games_won: tuple[int, int]
+    phase: Phase
+    lance: Lance | None
+    to_act: int | None
+    cards: tuple[Card, ...]
+    """This seat's own four cards."""
+    history: tuple[Event, ...]
+    """Public events of the current hand, with only the señas this seat saw."""
+    legal_actions: tuple[LegalAction, ...]
+    """Empty unless this seat is to act."""
+    legal_senas: tuple[Sena, ...]
+    """Señas this seat may give right now."""
+    live_bet: LiveBet | None
+    mus_round: int
+    """Discard rounds completed in this hand."""
+
+
+class MusState:
+    """A whole match of Mus: see the module docstring."""
+
+    # Attributes are listed for clone() and for readers; all are private but for the
+    # read-only properties below.
+    __slots__ = (
+        "rules", "n", "_table", "_rng", "_sig_rng", "scores", "games", "vacas",
+        "game_no", "hand_no", "dealer", "mano", "winner", "phase", "to_act_seat",
+        "hands", "stock", "pile", "round_discards", "mus_calls", "mus_round",
+        "corrido", "history", "sig_vis", "sig_window", "sig_turn_used",
+        "evals", "lance", "eligible", "a_idx", "bet_team", "bet_seat", "stake",
+        "prev", "is_ordago", "alive", "answerers", "r_idx", "accepted", "lance_state",
+        "hand_results", "scores_before", "declarations", "_legal_cache", "_discard_seq",
+    )
+
+    rules: Rules
+    n: int
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(self, rules: Rules, seed: int, first_dealer: int) -> None:
+        """Prefer :meth:`new` or :meth:`from_deal`; this does not deal."""
+        self.rules = rules
+        self.n = rules.players
+        self._table = table(rules.kings, rules.juego_real)
+        self._rng = random.Random(seed)
+        self._sig_rng = random.Random(seed ^ _SEED_MIX)
+        self.scores = [0, 0]
+        self.games = [0, 0]
+        self.vacas = [0, 0]
+        self.game_no = 0
+        self.hand_no = 0
+        self.dealer = first_dealer % self.n
+        self.mano = (self.dealer + 1) % self.n
+        self.winner: int | None = None
+        self.hand_results: list[HandResult] = []
+        self._legal_cache: dict[tuple[int, int, int], tuple[LegalAction, ...]] = {}
+
+    @classmethod
+    def new(cls, rules: Rules | None = None, seed: int = 0, first_dealer: int | None = None) -> MusState:
+        """A new match, first hand dealt. The first dealer is drawn from the seed unless given (§2.5)."""
+        rules = rules or Rules()
+        state = cls(rules, seed, 0)
+        if first_dealer is None:
+            first_dealer = state._rng.randrange(rules.players)
+        state.dealer = first_dealer % state.n
+        state.mano = (state.dealer + 1) % state.n
+        state._start_hand(None)
+        return state
+
+    @classmethod
+    def from_deal(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[int]],
+        *,
+        mano: int = 0,
+        stock: Sequence[int] | None = None,
+        scores: tuple[int, int] = (0, 0),
+        games_won: tuple[int, int] = (0, 0),
+        seed: int = 0,
+    ) -> MusState:
+        """A match whose current hand has the given cards (scenarios, tests, search).
+
+        ``hands[s]`` is seat ``s``'s four cards; ``stock`` the stock from the top (by
+        default the other cards, shuffled with ``seed``). Later hands are dealt from
+        ``seed``.
+
+        Raises:
+            ValueError: wrong card counts, a card twice, or bad scores.
+        """
+        n = rules.players
+        if len(hands) != n or any(len(h) != 4 for h in hands):
+            raise ValueError(f"hands: need {n} hands of 4 cards")
+        dealt = [c for h in hands for c in h]
+        rest = [c for c in range(40) if c not in set(dealt)]
+        if stock is None:
+            random.Random(seed).shuffle(rest)
+            stock = rest
+        all_cards = dealt + list(stock)
+        if sorted(all_cards) != list(range(40)):
+            dup = sorted({str(CARDS[c]) for c in all_cards if all_cards.count(c) > 1})
+            raise ValueError(
+                "hands and stock must hold each of the 40 cards once"
+                + (f" (repeated: {' '.join(dup)})" if dup else f" (have {len(all_cards)})")
+            )
+        if any(s < 0 or s >= rules.target_points for s in scores):
+            raise ValueError(f"scores: each must be in 0..{rules.target_points - 1}")
+        if any(g < 0 or g >= rules.games_to_win for g in games_won):
+            raise ValueError(f"games_won: each must be in 0..{rules.games_to_win - 1}")
+        state = cls(rules, seed, (mano - 1) % n)
+        state.scores = list(scores)
+        state.games = list(games_won)
+        # Deal order: card k goes to seat mano + k (§2.3); rebuild that order.
+        order = [hands[(mano + k) % n][k // n] for k in range(4 * n)] + list(stock)
+        state._start_hand(order)
+        return state
+
+    def clone(self) -> MusState:
+        """An independent copy (for search); the random streams are copied too."""
+        other = MusState.__new__(MusState)
+        for name in MusState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other._sig_rng = random.Random()
+        other._sig_rng.setstate(self._sig_rng.getstate())
+        other.scores = self.scores[:]
+        other.games = self.games[:]
+        other.vacas = self.vacas[:]
+        other.hands = [h[:] for h in self.hands]
+        other.stock = self.stock[:]
+        other.pile = self.pile[:]
+        other.round_discards = [d[:] for d in self.round_discards]
+        other.history = self.history[:]
+        other.sig_vis = dict(self.sig_vis)
+        other.sig_window = set(self.sig_window) if self.sig_window is not None else None
+        other.alive = self.alive[:]
+        other.answerers = self.answerers[:]
+        other.lance_state = self.lance_state[:]
+        other.hand_results = self.hand_results[:]
+        other.declarations = dict(self.declarations)
+        other.evals = self.evals[:]
+        return other
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the match is decided."""
+        return self.winner is not None
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose action the state waits for, or ``None`` when the match is over."""
+        return None if self.winner is not None else self.to_act_seat
+
+    @property
+    def current_lance(self) -> Lance | None:
+        """The lance being bet, or ``None`` outside the betting."""
+        return self.lance if self.phase == Phase.BETTING else None
+
+    @property
+    def match_winner(self) -> int | None:
+        """The team that won the match, once it is over."""
+        return self.winner
+
+    def team_of(self, seat: int) -> int:
+        """The team of a seat: 0 for even seats, 1 for odd ones."""
+        return seat & 1
+
+    def cards(self, seat: int) -> tuple[Card, ...]:
+        """A seat's current cards (all seats: this is the referee's omniscient view)."""
+        return tuple(self.hands[seat])
+
+    @property
+    def live_bet(self) -> LiveBet | None:
+        """The bet waiting for an answer, if any."""
+        if self.phase != Phase.BETTING or self.bet_team < 0:
+            return None
+        return LiveBet(self.bet_team, self.bet_seat, self.stake, self.prev, self.is_ordago)
+
+    def legal_actions(self) -> tuple[LegalAction, ...]:
+        """What the seat to act may do, in a fixed order.
+
+        MUS phase: ``(mus, no-mus)``. DISCARD: one :class:`DiscardChoice`. Betting before
+        a bet: ``(paso, EnvidoRange, ordago)``; answering a bet: ``(no-quiero, quiero,
+        EnvidoRange, ordago)`` (no raise against an órdago, none when ``max_stake`` leaves
+        no room; ``queremos``/``no-queremos`` appended with the plural variant). Empty
+        when the match is over.
+        """
+        phase = self.phase
+        if self.winner is not None:
+            return ()
+        if phase == Phase.MUS:
+            return _MUS_LEGAL
+        if phase == Phase.DISCARD:
+            return (DiscardChoice(tuple(sorted(self.hands[self.to_act_seat]))),)
+        plural = self.rules.plural_answers_bind_partner and self.bet_team >= 0 and self.r_idx == 0 and len(self.answerers) > 1
+        key = (self.bet_team >= 0, self.stake if not self.is_ordago else -1, plural)
+        cached = self._legal_cache.get(key)  # type: ignore[arg-type]
+        if cached is not None:
+            return cached
+        cap = self.rules.max_stake
+        out: list[LegalAction]
+        if self.bet_team < 0:
+            out = [PASO, EnvidoRange(2, cap), ORDAGO]
+        elif self.is_ordago:
+            out = list(_ORDAGO_ANSWERS)
+        else:
+            out = [NO_QUIERO, QUIERO]
+            if cap is None:
+                out.append(EnvidoRange(2, None))
+            elif cap - self.stake >= 2:
+                out.append(EnvidoRange(2, cap - self.stake))
+            out.append(ORDAGO)
+        if plural:
+            out += [NO_QUEREMOS, QUEREMOS]
+        result = tuple(out)
+        self._legal_cache[key] = result  # type: ignore[index]
+        return result
+
+    def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is legal for the seat to act."""
+        return self._why_illegal(action) is None
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know now: never another seat's cards (those come only in
+        the :class:`HandResult` once the hand is over)."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"no seat {seat} at a {self.n}-player table")
+        bit = 1 << seat
+        if self.sig_vis:
+            history = tuple(
+                e for i, e in enumerate(self.history) if i not in self.sig_vis or self.sig_vis[i] & bit
+            )
+        else:
+            history = tuple(self.history)
+        acting = self.to_act == seat
+        return SeatView(
+            seat=seat,
+            team=seat & 1,
+            players=self.n,
+            rules=self.rules,
+            game=self.game_no,
+            hand=self.hand_no,
+            dealer=self.dealer,
+            mano=self.mano,
+            scores=(self.scores[0], self.scores[1]),
+            games_won=(self.games[0], self.games[1]),
+            phase=Phase.MATCH_OVER if self.winner is not None else self.phase,
+            lance=self.current_lance,
+            to_act=self.to_act,
+            cards=tuple(sorted(self.hands[seat])),
+            history=history,
+            legal_actions=self.legal_actions() if acting else (),
+            legal_senas=self.legal_senas(seat),
+            live_bet=self.live_bet,
+            mus_round=self.mus_round,
+        )
+
+    @property
+    def history_events(self) -> tuple[Event, ...]:
+        """All public events of the current hand, every seña included."""
+        return tuple(self.history)
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, action: Action) -> None:
+        """Apply the action of the seat to act.
+
+        Raises:
+            InvalidActionError: ``action`` is not an :class:`Action`.
+            IllegalActionError: it is not legal now; the state is unchanged.
+        """
+        if not isinstance(action, Action):
+            raise InvalidActionError(f"not an Action: {action!r}")
+        why = self._why_illegal(action)
+        if why is not None:
+            raise IllegalActionError(self.to_act, action, self.legal_actions(), why)
+        self.sig_window = None
+        self.sig_turn_used = False
+        phase = self.phase
+        if phase == Phase.BETTING:
+            self._apply_bet(action)
+        elif phase == Phase.MUS:
+            self._apply_mus(action)
+        else:
+            self._apply_discard(action)
+
+    def _why_illegal(self, action: Action) -> str | None:
+        """None when legal, else a short reason. The hot path of validation."""
+        if self.winner is not None:
+            return "the match is over"
+        kind = action.kind
+        phase = self.phase
+        if phase == Phase.BETTING:
+            if kind == _K_ENVIDO:
+                if self.is_ordago and self.bet_team >= 0:
+                    return "an órdago can only be accepted or declined"
+                if action.amount < 2:
+                    return "an envido adds at least 2 stones"
+                cap = self.rules.max_stake
+                if cap is not None and (self.stake if self.bet_team >= 0 else 0) + action.amount > cap:
+                    return f"the stake would exceed max_stake {cap}"
+                return None
+            if kind == _K_ORDAGO:
+                return "an órdago cannot be raised" if (self.bet_team >= 0 and self.is_ordago) else None
+            if self.bet_team < 0:
+                return None if kind == _K_PASO else "before a bet: paso, envido or órdago"
+            if kind == _K_QUIERO or kind == _K_NO_QUIERO:
+                return None
+            if kind == _K_QUEREMOS or kind == _K_NO_QUEREMOS:
+                if not self.rules.plural_answers_bind_partner:
+                    return "plural answers need the plural_answers_bind_partner variant"
+                if self.r_idx != 0 or len(self.answerers) < 2:
+                    return "a plural answer is only for the first of two or more answerers"
+                return None
+            return "a bet is live: quiero, no-quiero, a raise or órdago"
+        if phase == Phase.MUS:
+            return None if kind == _K_MUS or kind == _K_NO_MUS else "say mus or no-mus"
+        if kind != _K_DISCARD:
+            return "discard 1 to 4 of your cards"
+        chosen = action.cards
+        hand = self.hands[self.to_act_seat]
+        if not 1 <= len(chosen) <= 4 or len(set(chosen)) != len(chosen):
+            return "discard 1 to 4 distinct cards"
+        for c in chosen:
+            if c not in hand:
+                return f"{CARDS[c]} is not in the hand"
+        return None
+
+    # ------------------------------------------------------------------ deal & mus
+
+    def _start_hand(self, order: list[int] | None) -> None:
+        n = self.n
+        if order is None:
+            order = _shuffled40(self._rng.random)
+        mano = self.mano
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        for k in range(4 * n):
+            hands[(mano + k) % n].append(CARDS[order[k]])
+        self.hands = hands
+        # The stock is kept reversed so that drawing from the top is list.pop().
+        self.stock = [CARDS[c] for c in reversed(order[4 * n :])]
+        self.pile: list[Card] = []
+        self.round_discards: list[list[Card]] = [[] for _ in range(n)]
+        self.history: list[Event] = []
+        self.sig_vis: dict[int, int] = {}
+        self.sig_window: set[int] | None = set()  # the signal window after the deal
+        self.sig_turn_used = False
+        self.mus_calls = 0
+        self.mus_round = 0
+        self._discard_seq = 0
+        self.bet_team = -1
+        self.is_ordago = False
+        self.stake = 0
+        self.prev = 0
+        self.bet_seat = -1
+        self.answerers: list[int] = []
+        self.alive: list[bool] = [True] * n
+        self.r_idx = 0
+        self.a_idx = 0
+        self.accepted = False
+        self.eligible: list[int] = []
+        self.evals: list[HandEval] = []
+        self.declarations: dict[str, tuple[bool, ...]] = {}
+        # Per lance: (outcome, stake, bet_team, deje); filled as lances are decided.
+        self.lance_state: list[tuple[LanceOutcome, int, int, int] | None] = [None] * 4
+        self.lance = GRANDE
+        self.scores_before = (self.scores[0], self.scores[1])
+        mc = self.rules.mus_corrido
+        first_of_game = not self.hand_results or self.hand_results[-1].game_over
+        self.corrido = (mc is MusCorrido.FIRST_HAND_OF_MATCH and not self.hand_results) or (
+            mc is MusCorrido.FIRST_HAND_OF_EACH_GAME and first_of_game
+        )
+        if self.corrido:
+            self.sig_window = None  # no señas until the mus is cut (§3.6)
+        if self.rules.max_mus_rounds == 0:
+            self.corrido = False
+            self._start_lances()
+        else:
+            self.phase = Phase.MUS
+            self.to_act_seat = mano
+
+    def _apply_mus(self, action: Action) -> None:
+        seat = self.to_act_seat
+        self.history.append(Event(EventKind.MUS_CALL, seat=seat, action=action))
+        if action.kind == _K_NO_MUS:
+            if self.corrido:
+                # The player who cuts the mus becomes mano of this hand (§3.6).
+                self.mano = seat
+                self.dealer = (seat - 1) % self.n
+                self.corrido = False
+            self._start_lances()
+            return
+        self.mus_calls += 1
+        if self.mus_calls < self.n:
+            self.to_act_seat = (seat + 1) % self.n
+            return
+        self.mus_calls = 0
+        if self.corrido:
+            # Nominal mano deals the replacements; the next seat is the new nominal mano.
+            self.dealer = self.mano
+            self.mano = (self.mano + 1) % self.n
+        self.phase = Phase.DISCARD
+        self.to_act_seat = self.mano
+        self.round_discards = [[] for _ in range(self.n)]
+        self._discard_seq = 0
+
+    def _apply_discard(self, action: Action) -> None:
+        seat = self.to_act_seat
+        hand = self.hands[seat]
+        for c in action.cards:
+            hand.remove(c)
+        self.round_discards[seat] = list(action.cards)
+        self.pile.extend(action.cards)
+        self.history.append(Event(EventKind.DISCARD, seat=seat, value=len(action.cards)))
+        self._discard_seq += 1
+        if self._discard_seq < self.n:
+            self.to_act_seat = (seat + 1) % self.n
+            return
+        self._serve_replacements()
+        self.mus_round += 1
+        self.history.append(Event(EventKind.REPLACEMENTS, value=self.mus_round))
+        if self.rules.max_mus_rounds is not None and self.mus_round >= self.rules.max_mus_rounds:
+            self.corrido = False
+            self._start_lances()
+            return
+        self.phase = Phase.MUS
+        self.to_act_seat = self.mano
+        if not self.corrido:
+            self.sig_window = set()
+
+    def _serve_replacements(self) -> None:
+        """Deal replacements in turn order from mano, with §3.3 on an empty stock."""
+        n = self.n
+        order = [(self.mano + i) % n for i in range(n)]
+        for i, seat in enumerate(order):
+            need = len(self.round_discards[seat])
+            hand = self.hands[seat]
+            while need:
+                if not self.stock:
+                    self._reshuffle(order[i:], seat)
+                hand.append(self.stock.pop())
+                need -= 1
+
+    def _reshuffle(self, missing: list[int], seat: int) -> None:
+        """The stock ran out while ``missing`` (from ``seat``) still need cards (§3.3)."""
+        if len(missing) >= 2:
+            fresh = self.pile
+            self.pile = []
+        else:
+            aside = self.round_discards[seat]
+            fresh = [c for c in self.pile if c not in aside]
+            self.pile = list(aside)
+        _shuffle(fresh, self._rng.random)
+        self.stock = fresh
+        self.history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
+
+    # ------------------------------------------------------------------ lances
+
+    def _start_lances(self) -> None:
+        tbl = self._table
+        rb = RANK_BITS
+        self.evals = [tbl[rb[h[0]] + rb[h[1]] + rb[h[2]] + rb[h[3]]] for h in self.hands]
+        self.phase = Phase.BETTING
+        self._open_lance(GRANDE)
+
+    def _order_from_mano(self) -> list[int]:
+        n, m = self.n, self.mano
+        return [(m + i) % n for i in range(n)]
+
+    def _open_lance(self, lance: Lance) -> None:
+        """Start ``lance``, or settle it without betting and move on (§5)."""
+        while True:
+            self.lance = lance
+            order = self._order_from_mano()
+            if lance == PARES or lance == JUEGO:
+                evals = self.evals
+                has = [(evals[s].pares if lance == PARES else evals[s].juego) > 0 for s in range(self.n)]
+                self.declarations["pares" if lance == PARES else "juego"] = tuple(has)
+                for s in order:
+                    self.history.append(Event(EventKind.DECLARATION, seat=s, lance=lance, value=int(has[s])))
+                eligible = [s for s in order if has[s]]
+                teams = {s & 1 for s in eligible}
+                if len(teams) < 2:
+                    if not teams and lance == JUEGO:
+                        lance = PUNTO  # nobody has juego: punto is played instead
+                        continue
+                    outcome = LanceOutcome.ONE_TEAM if teams else LanceOutcome.SKIPPED
+                    self.lance_state[lance if lance != PUNTO else JUEGO] = (outcome, 0, -1, 0)
+                    self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=outcome))
+                    if lance == JUEGO:
+                        self._count()
+                        return
+                    lance = JUEGO
+                    continue
+            else:
+                eligible = order
+            self.eligible = eligible
+            self.a_idx = 0
+            self.bet_team = -1
+            self.is_ordago = False
+            self.stake = 0
+            self.prev = 0
+            self.answerers = []
+            self.r_idx = 0
+            self.accepted = False
+            self.alive = [False] * self.n
+            for s in eligible:
+                self.alive[s] = True
+            self.history.append(_LANCE_START[lance])
+            self.to_act_seat = eligible[0]
+            return
+
+    def _apply_bet(self, action: Action) -> None:
+        seat = self.to_act_seat
+        kind = action.kind
+        self.history.append(Event(EventKind.BET, seat=seat, lance=self.lance, action=action))
+        if self.bet_team < 0:  # Phase A: the opening round
+            if kind == _K_PASO:
+                self.a_idx += 1
+                if self.a_idx < len(self.eligible):
+                    self.to_act_seat = self.eligible[self.a_idx]
+                else:
+                    self._end_lance(LanceOutcome.EN_PASO, 0, -1, 0)
+                return
+            self._new_bet(seat, kind, action.amount, prev=1)
+            return
+        # Phase B: answering the live bet.
+        if kind == _K_NO_QUIERO:
+            self.alive[seat] = False
+        elif kind == _K_QUIERO:
+            self.accepted = True
+            if self.is_ordago:
+                self._ordago_showdown()
+                return
+        elif kind == _K_QUEREMOS:
+            self.accepted = True
+            if self.is_ordago:
+                self._ordago_showdown()
+                return
+            self.r_idx = len(self.answerers)  # the partner is bound, not polled
+        elif kind == _K_NO_QUEREMOS:
+            for q in self.answerers:
+                self.alive[q] = False
+            self.r_idx = len(self.answerers)
+        else:  # a raise: envido más or órdago
+            self._new_bet(seat, kind, action.amount, prev=self.stake)
+            return
+        self.r_idx += 1
+        if self.r_idx < len(self.answerers):
+            self.to_act_seat = self.answerers[self.r_idx]
+            return
+        if self.accepted:
+            self._end_lance(LanceOutcome.ACCEPTED, self.stake, self.bet_team, 0)
+            return
+        # Everybody declined: the deje is credited at once (§7.2).
+        team, deje = self.bet_team, self.prev
+        self.scores[team] += deje
+        self.history.append(Event(EventKind.DEJE, team=team, value=deje))
+        stake = self.stake
+        self._end_lance(LanceOutcome.DECLINED, stake, team, deje)
+
+    def _new_bet(self, seat: int, kind: int, amount: int, prev: int) -> None:
+        team = seat & 1
+        self.bet_team = team
+        self.bet_seat = seat
+        self.prev = prev
+        if kind == _K_ORDAGO:
+            self.is_ordago = True  # the stake stays: it is what a declined órdago raised
+        else:
+            self.stake += amount  # stake is 0 before the first bet of a lance
+        n = self.n
+        alive = self.alive
+        # The opposing team's live players, in turn order right after the bettor (§6.3).
+        self.answerers = [q for q in ((seat + i) % n for i in range(1, n)) if alive[q] and (q & 1) != team]
+        self.r_idx = 0
+        self.accepted = False
+        self.to_act_seat = self.answerers[0]
+
+    def _winner(self, lance: Lance) -> int:
+        """The seat with the best hand in ``lance``; ties go to the seat nearest mano."""
+        evals = self.evals
+        best_seat = -1
+        best = -1
+        field = _FIELD[lance]
+        for s in self._order_from_mano():
+            if lance in (PARES, JUEGO) and not evals[s][field]:
+                continue
+            v = evals[s][field]
+            if v > best:
+                best, best_seat = v, s
+        return best_seat
+
+    def _ordago_showdown(self) -> None:
+        lance = self.lance
+        w = self._winner(lance)
+        team = w & 1
+        self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=LanceOutcome.ORDAGO))
+        slot = JUEGO if lance == PUNTO else lance
+        self.lance_state[slot] = (LanceOutcome.ORDAGO, 0, self.bet_team, 0)
+        self._finish_hand(team, f"ordago:{lance.name.lower()}", ordago_winner=w)
+
+    def _end_lance(self, outcome: LanceOutcome, stake: int, bet_team: int, deje: int) -> None:
+        lance = self.lance
+        slot = JUEGO if lance == PUNTO else lance
+        self.lance_state[slot] = (outcome, stake, bet_team, deje)
+        self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=outcome))
+        if deje and self.scores[bet_team] >= self.rules.target_points:
+            self._finish_hand(bet_team, f"deje:{lance.name.lower()}")
+            return
+        if lance >= JUEGO:
+            self._count()
+        else:
+            self._open_lance(Lance(lance + 1))
+
+    # ------------------------------------------------------------------ count & hand end
+
+    def _team_values(self, team: int, lance: Lance) -> int:
+        evals = self.evals
+        if lance == PARES:
+            return sum(evals[s].pares_kind for s in range(team, self.n, 2))
+        return sum(evals[s].juego_value for s in range(team, self.n, 2))
+
+    def _count(self) -> None:
+        """The end-of-hand count, lance by lance; stops when a team reaches the target (§7.3, §7.4)."""
+        target = self.rules.target_points
+        scores = self.scores
+        results: list[LanceResult] = []
+        game_winner: int | None = None
+        ended_by = "count"
+        for slot in (GRANDE, CHICA, PARES, JUEGO):
+            state = self.lance_state[slot]
+            assert state is not None
+            outcome, stake, bet_team, deje = state
+            lance = slot
+            if slot == JUEGO and self.declarations.get("juego") is not None and not any(self.declarations["juego"]):
+                lance = PUNTO
+            if game_winner is not None:
+                results.append(LanceResult(lance, outcome, stake, _opt(bet_team), deje, counted=False))
+                continue
+            winner_seat: int | None = None
+            team: int | None = None
+            stake_pts = value_pts = 0
+            if outcome is LanceOutcome.SKIPPED:
+                pass
+            elif outcome is LanceOutcome.DECLINED:
+                team = bet_team
+                if lance in (PARES, JUEGO):
+                    value_pts = self._team_values(team, lance)
+                elif lance == PUNTO:
+                    value_pts = 1
+            else:
+                winner_seat = self._winner(lance)
+                team = winner_seat & 1
+                if outcome is LanceOutcome.ACCEPTED:
+                    stake_pts = stake
+                elif lance in (GRANDE, CHICA, PUNTO):
+                    stake_pts = 1  # en paso
+                if lance in (PARES, JUEGO):
+                    value_pts = self._team_values(team, lance)
+                elif lance == PUNTO:
+                    value_pts = 1 if outcome is LanceOutcome.ACCEPTED else 0
+            points = stake_pts + value_pts
+            if team is not None and points:
+                scores[team] += points
+                if scores[team] >= target:
+                    game_winner = team
+                    ended_by = f"count:{lance.name.lower()}"
+            results.append(
+                LanceResult(
+                    lance, outcome, stake, _opt(bet_team), deje, winner_seat, team,
+                    points, stake_pts, value_pts, True,
+                )
+            )
+        self._record_hand(tuple(results), game_winner, ended_by)
+
+    def _finish_hand(self, game_winner: int, ended_by: str, ordago_winner: int | None = None) -> None:
+        """The hand ends before the count: a deje reached the target, or an órdago was accepted."""
+        results: list[LanceResult] = []
+        for slot in (GRANDE, CHICA, PARES, JUEGO):
+            state = self.lance_state[slot]
+            lance = slot
+            if slot == JUEGO and self.lance == PUNTO:
+                lance = PUNTO
+            if state is None:
+                results.append(LanceResult(lance, LanceOutcome.NOT_PLAYED, counted=False))
+                continue
+            outcome, stake, bet_team, deje = state
+            if outcome is LanceOutcome.ORDAGO:
+                assert ordago_winner is not None
+                results.append(
+                    LanceResult(lance, outcome, 0, _opt(bet_team), 0, ordago_winner, ordago_winner & 1, counted=False)
+                )
+            else:
+                results.append(LanceResult(lance, outcome, stake, _opt(bet_team), deje, counted=False))
+        self._record_hand(tuple(results), game_winner, ended_by)
+
+    def _record_hand(self, lances: tuple[LanceResult, ...], game_winner: int | None, ended_by: str) -> None:
+        scores_after = (self.scores[0], self.scores[1])
+        self.hand_results.append(
+            HandResult(
+                game=self.game_no,
+                hand=self.hand_no,
+                dealer=self.dealer,
+                mano=self.mano,
+                hands=tuple(tuple(sorted(h)) for h in self.hands),
+                lances=lances,
+                scores_before=self.scores_before,
+                scores_after=scores_after,
+                game_over=game_winner is not None,
+                game_winner=game_winner,
+                ended_by=ended_by,
+                declarations=dict(self.declarations),
+            )
+        )
+        self.hand_no += 1
+        if game_winner is not None:
+            self.games[game_winner] += 1
+            self.game_no += 1
+            self.scores = [0, 0]
+            if self.games[game_winner] >= self.rules.games_to_win:
+                self.vacas[game_winner] += 1
+                self.games = [0, 0]
+                if self.vacas[game_winner] >= self.rules.vacas_to_win:
+                    self.winner = game_winner
+                    self.phase = Phase.MATCH_OVER
+                    self.to_act_seat = -1
+                    return
+        # Rotation: the deal passes one seat to the right (§2.4, §2.6).
+        self.dealer = (self.dealer + 1) % self.n
+        self.mano = (self.dealer + 1) % self.n
+        self._start_hand(None)
+
+    # ------------------------------------------------------------------ señas
+
+    def legal_senas(self, seat: int) -> tuple[Sena, ...]:
+        """The señas ``seat`` may give now: truthful, in time, and señas enabled (§9)."""
+        if not self._may_signal(seat):
+            return ()
+        return tuple(s for s in Sena if self._sena_true(seat, s))
+
+    def _may_signal(self, seat: int) -> bool:
+        if self.winner is not None or not self.rules.signals_enabled or self.corrido:
+            return False
+        if seat == self.to_act_seat and not self.sig_turn_used:
+            return True
+        return self.sig_window is not None and seat not in self.sig_window
+
+    def _sena_true(self, seat: int, sena: Sena) -> bool:
+        ev = self.evals[seat] if self.evals else self._table[sum(RANK_BITS[c] for c in self.hands[seat])]
+        if sena == Sena.MEDIAS and self.rules.signal_timing_rules and not (
+            self.phase == Phase.BETTING and self.lance > GRANDE
+        ):
+            return False
+        return _sena_holds(sena, ev)
+
+    def give_sena(self, seat: int, sena: Sena) -> None:
+        """Record a seña by ``seat``: on its turn before acting, or in the window after a deal.
+
+        Raises:
+            IllegalSignalError: señas are off, it is not the time, or the seña is untrue.
+        """
+        if not self._may_signal(seat):
+            raise IllegalSignalError(f"S{seat} may not give a seña now")
+        if not self._sena_true(seat, sena):
+            raise IllegalSignalError(f"seña {sena.name.lower()} is not allowed for S{seat}'s hand now")
+        if seat == self.to_act_seat and not self.sig_turn_used:
+            self.sig_turn_used = True
+        elif self.sig_window is not None:
+            self.sig_window.add(seat)
+        n = self.n
+        if self.rules.signals is SignalMode.PUBLIC:
+            mask = (1 << n) - 1
+        else:
+            mask = 1 << seat
+            p = self.rules.interception_p
+            for q in range(n):
+                if q != seat and ((q & 1) == (seat & 1) or self._sig_rng.random() < p):
+                    mask |= 1 << q
+        self.sig_vis[len(self.history)] = mask
+        self.history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
+
+
+def _shuffle(cards: list[Any], rand: Callable[[], float]) -> None:
+    """Fisher-Yates driven by ``random()`` floats: twice as fast as ``Random.shuffle``
+    (whose integer draws dominate a hand's cost) and just as deterministic."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffled40(rand: Callable[[], float]) -> list[int]:
+    order = list(range(40))
+    _shuffle(order, rand)
+    return order
+
+
+_FIELD = {GRANDE: 0, CHICA: 1, PARES: 2, JUEGO: 4, PUNTO: 6}
+"""Index in :class:`HandEval` of the strength that decides each lance."""
+
+
+def _opt(team: int) -> int | None:
+    return None if team < 0 else team
+
+
+def _sena_holds(sena: Sena, ev: HandEval) -> bool:
+    """Whether a hand-describing seña is true of a hand (§9.2)."""
+    if sena == Sena.CORTAR_MUS or sena == Sena.ENVIDAR_MAS:
+        return True
+    if sena == Sena.CIEGO:
+        return not any(_sena_holds(s, ev) for s in _HAND_SENAS)
+    return _HAND_TESTS[sena](ev)
+
+
+_HAND_TESTS = {
+    Sena.DOS_REYES: lambda e: e.kings == 2,
+    Sena.TRES_REYES: lambda e: e.kings == 3,
+    Sena.CUATRO_REYES: lambda e: e.kings == 4,
+    Sena.DOS_ASES: lambda e: e.aces == 2,
+    Sena.TRES_ASES: lambda e: e.aces == 3,
+    Sena.CUATRO_ASES: lambda e: e.aces == 4,
+    Sena.PARES: lambda e: e.pares_kind == PARES_PAR,
+    Sena.MEDIAS: lambda e: e.pares_kind == PARES_MEDIAS,
+    Sena.DUPLES: lambda e: e.pares_kind == PARES_DUPLES,
+    Sena.JUEGO: lambda e: e.juego > 0 and e.total != 31,
+    Sena.TREINTA_Y_UNA: lambda e: e.total == 31,
+    Sena.TREINTA: lambda e: e.total == 30,
+    Sena.VEINTINUEVE: lambda e: e.total == 29,
+    Sena.SOLOMILLO: lambda e: e.kings == 3 and e.aces == 1,
+}
+_HAND_SENAS = tuple(_HAND_TESTS)

@@ -1,0 +1,202 @@
+"""Property-based tests over seeds and random legal play (hypothesis)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.engine import (
+    MUS,
+    NO_MUS,
+    NO_QUIERO,
+    ORDAGO,
+    PASO,
+    QUEREMOS,
+    QUIERO,
+    Action,
+    EventKind,
+    IllegalActionError,
+    MusCorrido,
+    MusState,
+    Phase,
+    Rules,
+    discard,
+    envido,
+    is_in,
+)
+from arena.engine.random_play import random_action
+
+RULESETS = [
+    Rules(),
+    Rules(kings=4, target_points=30),
+    Rules(players=2),
+    Rules(players=6),
+    Rules(max_stake=10, plural_answers_bind_partner=True),
+    Rules(mus_corrido=MusCorrido.FIRST_HAND_OF_EACH_GAME),
+    Rules(max_mus_rounds=2, games_to_win=1),
+]
+
+seeds = st.integers(min_value=0, max_value=2**32)
+rulesets = st.sampled_from(RULESETS)
+slow = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _total_cards(state: MusState) -> list[int]:
+    return sorted([c for h in state.hands for c in h] + list(state.stock) + list(state.pile))
+
+
+def _play(rules: Rules, seed: int, on_step=None, max_steps: int = 200_000) -> MusState:
+    state = MusState.new(rules, seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not state.is_terminal:
+        if on_step is not None:
+            on_step(state, rng)
+        legal = state.legal_actions()
+        assert legal, "legal_actions is empty before the end"
+        state.apply(random_action(rng, legal))
+        steps += 1
+        assert steps < max_steps, "the match does not terminate"
+    return state
+
+
+@slow
+@given(rules=rulesets, seed=seeds)
+def test_cards_conserved_and_four_per_hand(rules: Rules, seed: int) -> None:
+    """40 cards in every state; four cards per hand (during a discard round, a seat that
+    has discarded holds four minus its discards until the replacements are served)."""
+
+    def check(state: MusState, rng: random.Random) -> None:
+        assert _total_cards(state) == list(range(40))
+        if state.phase == Phase.DISCARD:
+            assert all(len(h) + len(d) == 4 for h, d in zip(state.hands, state.round_discards))
+        else:
+            assert all(len(h) == 4 for h in state.hands)
+
+    _play(rules, seed, check)
+
+
+@slow
+@given(rules=rulesets, seed=seeds)
+def test_match_ends_with_a_winner(rules: Rules, seed: int) -> None:
+    """Every match terminates; the winner won enough games; legal_actions is empty at the end."""
+    state = _play(rules, seed)
+    assert state.match_winner in (0, 1)
+    assert state.legal_actions() == ()
+    assert state.to_act is None
+    won = sum(1 for h in state.hand_results if h.game_over and h.game_winner == state.match_winner)
+    assert won >= rules.games_to_win
+
+
+@slow
+@given(rules=rulesets, seed=seeds)
+def test_scores_never_decrease_within_a_game(rules: Rules, seed: int) -> None:
+    """Within a game, team scores only go up; a new game starts at 0-0."""
+    last: dict[str, tuple[int, int]] = {}
+
+    def check(state: MusState, rng: random.Random) -> None:
+        now = (state.scores[0], state.scores[1])
+        key = f"{state.game_no}"
+        if key in last:
+            assert now[0] >= last[key][0] and now[1] >= last[key][1]
+        else:
+            assert now == (0, 0) or state.hand_no == 0
+        last[key] = now
+
+    state = _play(rules, seed, check)
+    for h in state.hand_results:
+        assert h.scores_after[0] >= h.scores_before[0] and h.scores_after[1] >= h.scores_before[1]
+        if h.game_over:
+            assert max(h.scores_after) >= rules.target_points or h.ended_by.startswith("ordago")
+
+
+def _probe_actions(state: MusState) -> list[Action]:
+    seat = state.to_act
+    assert seat is not None
+    others = [c for c in range(40) if c not in state.hands[seat]]
+    own = state.hands[seat]
+    return [
+        MUS, NO_MUS, PASO, QUIERO, NO_QUIERO, ORDAGO, QUEREMOS, envido(0), envido(1), envido(2),
+        envido(7), envido(1000), discard(own[:1]), discard(own), discard([others[0]]), discard([]),
+    ]
+
+
+@slow
+@given(rules=rulesets, seed=seeds)
+def test_illegal_actions_are_rejected_without_change(rules: Rules, seed: int) -> None:
+    """Every action outside legal_actions raises IllegalActionError and changes nothing."""
+
+    def check(state: MusState, rng: random.Random) -> None:
+        if rng.random() > 0.3:
+            return
+        legal = state.legal_actions()
+        for action in _probe_actions(state):
+            if is_in(action, legal):
+                assert state.is_legal(action)
+                continue
+            before = [state.view(s) for s in range(state.n)], list(state.scores), state.to_act
+            try:
+                state.apply(action)
+            except IllegalActionError as exc:
+                assert exc.seat == state.to_act and exc.action == action and exc.legal == legal
+            else:
+                raise AssertionError(f"{action} was accepted but is not in {legal}")
+            after = [state.view(s) for s in range(state.n)], list(state.scores), state.to_act
+            assert before == after
+
+    _play(rules, seed, check)
+
+
+@slow
+@given(rules=rulesets, seed=seeds)
+def test_views_hide_other_seats_cards(rules: Rules, seed: int) -> None:
+    """A seat's view holds its own cards only; nothing in it names another seat's cards."""
+
+    def check(state: MusState, rng: random.Random) -> None:
+        for seat in range(state.n):
+            view = state.view(seat)
+            assert sorted(view.cards) == sorted(state.hands[seat])
+            hidden = {c for s, h in enumerate(state.hands) if s != seat for c in h}
+            hidden |= set(state.stock) | set(state.pile)
+            for event in view.history:
+                assert event.kind is not EventKind.DISCARD or event.seat is not None
+                if event.action is not None:
+                    assert not set(event.action.cards) & hidden
+            for entry in view.legal_actions:
+                assert not set(getattr(entry, "cards", ())) & hidden
+            if view.phase is not Phase.MATCH_OVER:
+                assert view.to_act == state.to_act
+
+    _play(rules, seed, check)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rules=rulesets, seed=seeds)
+def test_same_seed_same_match(rules: Rules, seed: int) -> None:
+    """Determinism: the same seed and the same (seeded) players give the same match."""
+    a = _play(rules, seed)
+    b = _play(rules, seed)
+    assert a.hand_results == b.hand_results
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds)
+def test_clone_is_independent(seed: int) -> None:
+    """A clone plays on identically and never disturbs the original."""
+    state = MusState.new(Rules(), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(rng.randint(0, 12)):
+        if state.is_terminal:
+            return
+        state.apply(random_action(rng, state.legal_actions()))
+    twin = state.clone()
+    snapshot = [state.view(s) for s in range(4)], list(state.scores), list(state.stock)
+    r1, r2 = random.Random(1), random.Random(1)
+    while not twin.is_terminal:
+        twin.apply(random_action(r1, twin.legal_actions()))
+    assert ([state.view(s) for s in range(4)], list(state.scores), list(state.stock)) == snapshot
+    while not state.is_terminal:
+        state.apply(random_action(r2, state.legal_actions()))
+    assert state.hand_results == twin.hand_results
