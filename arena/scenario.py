@@ -271,7 +271,7 @@ def _parse_actions(raw: Any, text: str, err: Any) -> list[ScriptedStep]:
     else:
         raise err("must be a string or a list of strings", "hand.actions", "hand", "actions")
     steps: list[ScriptedStep] = []
-    for line_text, line_no in zip(lines, offsets):
+    for line_text, line_no in zip(lines, offsets, strict=False):
         body = line_text.split("#", 1)[0]
         for part in body.split(";"):
             item = part.strip()

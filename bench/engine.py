@@ -20,10 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _machine import machine  # noqa: E402
+from _machine import machine
 
-from arena.engine import MusState, Rules  # noqa: E402
-from arena.engine.random_play import random_action  # noqa: E402
+from arena.engine import MusState, Rules
+from arena.engine.random_play import random_action
 
 
 def run(seconds: float, rules: Rules, seed: int) -> tuple[int, int, int, float]:

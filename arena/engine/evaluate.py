@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
-from arena.engine.cards import AS, DOS, REY, SIETE, SOTA, CABALLO, TRES
+from arena.engine.cards import AS, CABALLO, DOS, REY, SIETE, SOTA, TRES
 from arena.engine.rules import JuegoReal
 
 PARES_NONE, PARES_PAR, PARES_MEDIAS, PARES_DUPLES = 0, 1, 2, 3

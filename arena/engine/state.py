@@ -35,7 +35,6 @@ from arena.engine.actions import (
     QUEREMOS,
     QUIERO,
     Action,
-    ActionKind,
     DiscardChoice,
     EnvidoRange,
     LegalAction,
@@ -72,6 +71,28 @@ _ORDAGO_ANSWERS: tuple[LegalAction, ...] = (NO_QUIERO, QUIERO)
 _LANCE_START = {lance: Event(EventKind.LANCE_START, lance=lance) for lance in Lance}
 
 _SEED_MIX = 0x5EA5_5EA5  # separates the seña-interception stream from the deal stream
+
+# Events are immutable and few distinct ones recur in every hand, so they are interned:
+# building a named tuple per action costs more than the rest of a betting step.
+_EVENTS: dict[tuple[object, ...], Event] = {}
+
+
+def _event(kind: EventKind, seat: int | None, lance: Lance | None, action: Action | None, value: int = 0) -> Event:
+    key = (kind, seat, lance, None if action is None else (action.kind, action.amount), value)
+    event = _EVENTS.get(key)
+    if event is None:
+        event = Event(kind, seat, lance, action, value)
+        if action is None or (action.kind != _K_DISCARD and action.amount < 64):
+            _EVENTS[key] = event
+    return event
+
+
+def _orders(n: int) -> tuple[tuple[int, ...], ...]:
+    """For each seat, the n seats in turn order starting with it."""
+    return tuple(tuple((m + i) % n for i in range(n)) for m in range(n))
+
+
+_ORDERS = {n: _orders(n) for n in (2, 4, 6)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,17 +144,59 @@ class MusState:
     # Attributes are listed for clone() and for readers; all are private but for the
     # read-only properties below.
     __slots__ = (
-        "rules", "n", "_table", "_rng", "_sig_rng", "scores", "games", "vacas",
-        "game_no", "hand_no", "dealer", "mano", "winner", "phase", "to_act_seat",
-        "hands", "stock", "pile", "round_discards", "mus_calls", "mus_round",
-        "corrido", "history", "sig_vis", "sig_window", "sig_turn_used",
-        "evals", "lance", "eligible", "a_idx", "bet_team", "bet_seat", "stake",
-        "prev", "is_ordago", "alive", "answerers", "r_idx", "accepted", "lance_state",
-        "hand_results", "scores_before", "declarations", "_legal_cache", "_discard_seq",
+        "_discard_seq",
+        "_legal_cache",
+        "_rng",
+        "_seed",
+        "_sig_rng",
+        "_table",
+        "a_idx",
+        "accepted",
+        "alive",
+        "answerers",
+        "bet_seat",
+        "bet_team",
+        "corrido",
+        "dealer",
+        "declarations",
+        "eligible",
+        "evals",
+        "game_no",
+        "games",
+        "hand_no",
+        "hand_results",
+        "hands",
+        "history",
+        "is_ordago",
+        "lance",
+        "lance_state",
+        "mano",
+        "mus_calls",
+        "mus_round",
+        "n",
+        "phase",
+        "pile",
+        "prev",
+        "r_idx",
+        "round_discards",
+        "rules",
+        "scores",
+        "scores_before",
+        "sig_turn_used",
+        "sig_vis",
+        "sig_window",
+        "stake",
+        "stock",
+        "to_act_seat",
+        "vacas",
+        "winner",
     )
 
     rules: Rules
     n: int
+    sig_window: set[int] | None
+    """Seats that signalled in the open seña window (after a deal or replacements), or None."""
+    _sig_rng: random.Random | None
 
     # ------------------------------------------------------------------ construction
 
@@ -143,7 +206,10 @@ class MusState:
         self.n = rules.players
         self._table = table(rules.kings, rules.juego_real)
         self._rng = random.Random(seed)
-        self._sig_rng = random.Random(seed ^ _SEED_MIX)
+        # Created on first use (only partner_with_interception draws from it): seeding a
+        # Random costs as much as a quarter of a random hand.
+        self._sig_rng = None
+        self._seed = seed
         self.scores = [0, 0]
         self.games = [0, 0]
         self.vacas = [0, 0]
@@ -222,8 +288,9 @@ class MusState:
             setattr(other, name, getattr(self, name))
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
-        other._sig_rng = random.Random()
-        other._sig_rng.setstate(self._sig_rng.getstate())
+        if self._sig_rng is not None:
+            other._sig_rng = random.Random()
+            other._sig_rng.setstate(self._sig_rng.getstate())
         other.scores = self.scores[:]
         other.games = self.games[:]
         other.vacas = self.vacas[:]
@@ -433,20 +500,26 @@ class MusState:
 
     def _start_hand(self, order: list[int] | None) -> None:
         n = self.n
+        deck: list[Card]
         if order is None:
-            order = _shuffled40(self._rng.random)
+            deck = list(CARDS)
+            _shuffle(deck, self._rng.random)
+        else:
+            deck = [CARDS[c] for c in order]
         mano = self.mano
-        hands: list[list[Card]] = [[] for _ in range(n)]
-        for k in range(4 * n):
-            hands[(mano + k) % n].append(CARDS[order[k]])
+        dealt = 4 * n
+        # Card k goes to seat mano + k (§2.3): seat mano + i gets deck[i], deck[i + n], ...
+        hands: list[list[Card]] = [[]] * n
+        for i in range(n):
+            hands[(mano + i) % n] = deck[i:dealt:n]
         self.hands = hands
         # The stock is kept reversed so that drawing from the top is list.pop().
-        self.stock = [CARDS[c] for c in reversed(order[4 * n :])]
+        self.stock = deck[:dealt - 1:-1]
         self.pile: list[Card] = []
         self.round_discards: list[list[Card]] = [[] for _ in range(n)]
         self.history: list[Event] = []
         self.sig_vis: dict[int, int] = {}
-        self.sig_window: set[int] | None = set()  # the signal window after the deal
+        self.sig_window = set()  # the seña window after the deal
         self.sig_turn_used = False
         self.mus_calls = 0
         self.mus_round = 0
@@ -484,7 +557,7 @@ class MusState:
 
     def _apply_mus(self, action: Action) -> None:
         seat = self.to_act_seat
-        self.history.append(Event(EventKind.MUS_CALL, seat=seat, action=action))
+        self.history.append(_event(EventKind.MUS_CALL, seat, None, action))
         if action.kind == _K_NO_MUS:
             if self.corrido:
                 # The player who cuts the mus becomes mano of this hand (§3.6).
@@ -514,7 +587,7 @@ class MusState:
             hand.remove(c)
         self.round_discards[seat] = list(action.cards)
         self.pile.extend(action.cards)
-        self.history.append(Event(EventKind.DISCARD, seat=seat, value=len(action.cards)))
+        self.history.append(_event(EventKind.DISCARD, seat, None, None, len(action.cards)))
         self._discard_seq += 1
         if self._discard_seq < self.n:
             self.to_act_seat = (seat + 1) % self.n
@@ -566,9 +639,8 @@ class MusState:
         self.phase = Phase.BETTING
         self._open_lance(GRANDE)
 
-    def _order_from_mano(self) -> list[int]:
-        n, m = self.n, self.mano
-        return [(m + i) % n for i in range(n)]
+    def _order_from_mano(self) -> tuple[int, ...]:
+        return _ORDERS[self.n][self.mano]
 
     def _open_lance(self, lance: Lance) -> None:
         """Start ``lance``, or settle it without betting and move on (§5)."""
@@ -580,7 +652,7 @@ class MusState:
                 has = [(evals[s].pares if lance == PARES else evals[s].juego) > 0 for s in range(self.n)]
                 self.declarations["pares" if lance == PARES else "juego"] = tuple(has)
                 for s in order:
-                    self.history.append(Event(EventKind.DECLARATION, seat=s, lance=lance, value=int(has[s])))
+                    self.history.append(_event(EventKind.DECLARATION, s, lance, None, int(has[s])))
                 eligible = [s for s in order if has[s]]
                 teams = {s & 1 for s in eligible}
                 if len(teams) < 2:
@@ -589,14 +661,14 @@ class MusState:
                         continue
                     outcome = LanceOutcome.ONE_TEAM if teams else LanceOutcome.SKIPPED
                     self.lance_state[lance if lance != PUNTO else JUEGO] = (outcome, 0, -1, 0)
-                    self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=outcome))
+                    self.history.append(_lance_end(lance, outcome))
                     if lance == JUEGO:
                         self._count()
                         return
                     lance = JUEGO
                     continue
             else:
-                eligible = order
+                eligible = list(order)
             self.eligible = eligible
             self.a_idx = 0
             self.bet_team = -1
@@ -616,7 +688,7 @@ class MusState:
     def _apply_bet(self, action: Action) -> None:
         seat = self.to_act_seat
         kind = action.kind
-        self.history.append(Event(EventKind.BET, seat=seat, lance=self.lance, action=action))
+        self.history.append(_event(EventKind.BET, seat, self.lance, action))
         if self.bet_team < 0:  # Phase A: the opening round
             if kind == _K_PASO:
                 self.a_idx += 1
@@ -674,7 +746,7 @@ class MusState:
         n = self.n
         alive = self.alive
         # The opposing team's live players, in turn order right after the bettor (§6.3).
-        self.answerers = [q for q in ((seat + i) % n for i in range(1, n)) if alive[q] and (q & 1) != team]
+        self.answerers = [q for q in _ORDERS[n][seat] if alive[q] and (q & 1) != team]
         self.r_idx = 0
         self.accepted = False
         self.to_act_seat = self.answerers[0]
@@ -697,7 +769,7 @@ class MusState:
         lance = self.lance
         w = self._winner(lance)
         team = w & 1
-        self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=LanceOutcome.ORDAGO))
+        self.history.append(_lance_end(lance, LanceOutcome.ORDAGO))
         slot = JUEGO if lance == PUNTO else lance
         self.lance_state[slot] = (LanceOutcome.ORDAGO, 0, self.bet_team, 0)
         self._finish_hand(team, f"ordago:{lance.name.lower()}", ordago_winner=w)
@@ -706,7 +778,7 @@ class MusState:
         lance = self.lance
         slot = JUEGO if lance == PUNTO else lance
         self.lance_state[slot] = (outcome, stake, bet_team, deje)
-        self.history.append(Event(EventKind.LANCE_END, lance=lance, outcome=outcome))
+        self.history.append(_lance_end(lance, outcome))
         if deje and self.scores[bet_team] >= self.rules.target_points:
             self._finish_hand(bet_team, f"deje:{lance.name.lower()}")
             return
@@ -876,8 +948,11 @@ class MusState:
         else:
             mask = 1 << seat
             p = self.rules.interception_p
+            if self._sig_rng is None:
+                self._sig_rng = random.Random(self._seed ^ _SEED_MIX)
+            draw = self._sig_rng.random
             for q in range(n):
-                if q != seat and ((q & 1) == (seat & 1) or self._sig_rng.random() < p):
+                if q != seat and ((q & 1) == (seat & 1) or draw() < p):
                     mask |= 1 << q
         self.sig_vis[len(self.history)] = mask
         self.history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
@@ -891,10 +966,11 @@ def _shuffle(cards: list[Any], rand: Callable[[], float]) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def _shuffled40(rand: Callable[[], float]) -> list[int]:
-    order = list(range(40))
-    _shuffle(order, rand)
-    return order
+_LANCE_ENDS = {(lance, o): Event(EventKind.LANCE_END, lance=lance, outcome=o) for lance in Lance for o in LanceOutcome}
+
+
+def _lance_end(lance: Lance, outcome: LanceOutcome) -> Event:
+    return _LANCE_ENDS[(lance, outcome)]
 
 
 _FIELD = {GRANDE: 0, CHICA: 1, PARES: 2, JUEGO: 4, PUNTO: 6}
@@ -911,7 +987,7 @@ def _sena_holds(sena: Sena, ev: HandEval) -> bool:
         return True
     if sena == Sena.CIEGO:
         return not any(_sena_holds(s, ev) for s in _HAND_SENAS)
-    return _HAND_TESTS[sena](ev)
+    return bool(_HAND_TESTS[sena](ev))
 
 
 _HAND_TESTS = {

@@ -71,7 +71,7 @@ def test_cards_conserved_and_four_per_hand(rules: Rules, seed: int) -> None:
     def check(state: MusState, rng: random.Random) -> None:
         assert _total_cards(state) == list(range(40))
         if state.phase == Phase.DISCARD:
-            assert all(len(h) + len(d) == 4 for h, d in zip(state.hands, state.round_discards))
+            assert all(len(h) + len(d) == 4 for h, d in zip(state.hands, state.round_discards, strict=False))
         else:
             assert all(len(h) == 4 for h in state.hands)
 

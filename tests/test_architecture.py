@@ -1,0 +1,64 @@
+"""The layers import only downward: the engine is pure, the SDK stands alone."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FORBIDDEN_IN_ENGINE = {
+    "os", "sys", "io", "subprocess", "socket", "asyncio", "threading", "time", "datetime",
+    "logging", "pathlib", "shutil", "tempfile", "grpc", "google", "structlog", "typer", "rich",
+    "mus", "mus_sdk",
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _files(folder: str) -> list[Path]:
+    files = sorted((ROOT / folder).rglob("*.py"))
+    assert files, f"no Python files under {folder}"
+    return files
+
+
+def test_engine_imports_stdlib_only() -> None:
+    """arena/engine: standard library only, and no I/O, clock or logging modules."""
+    for path in _files("arena/engine"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if top == "arena":
+                assert name.startswith("arena.engine"), f"{path.name} imports {name}"
+                continue
+            assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {name}"
+            assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"
+
+
+def test_nothing_imports_the_cli() -> None:
+    """Only arena/cli imports typer or arena.cli."""
+    for path in _files("arena"):
+        if "cli" in path.relative_to(ROOT / "arena").parts:
+            continue
+        for name in _imports(path):
+            assert not name.startswith("arena.cli"), f"{path} imports {name}"
+            assert name.split(".")[0] != "typer", f"{path} imports typer"
+
+
+def test_sdk_does_not_import_the_arena() -> None:
+    """The bot SDK stands alone: grpc, protobuf and the standard library."""
+    sdk = ROOT / "sdk" / "mus_sdk"
+    if not sdk.exists():
+        return
+    for path in sorted(sdk.rglob("*.py")):
+        for name in _imports(path):
+            assert name.split(".")[0] != "arena", f"{path} imports {name}"
