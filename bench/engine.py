@@ -58,19 +58,25 @@ def main() -> None:
     for i in range(args.repeat):
         hands, actions, matches, dt = run(args.seconds, rules, args.seed + 1_000_000 * i)
         rate = (hands / dt, actions / dt, matches / dt, actions / max(hands, 1))
-        print(f"run {i}: {rate[0]:,.0f} hands/s, {rate[1]:,.0f} actions/s, {rate[2]:,.0f} matches/s, "
-              f"{rate[3]:.1f} actions/hand")
+        print(
+            f"run {i}: {rate[0]:,.0f} hands/s, {rate[1]:,.0f} actions/s, {rate[2]:,.0f} matches/s, "
+            f"{rate[3]:.1f} actions/hand"
+        )
         if best is None or rate[0] > best[0]:
             best = rate
     assert best is not None
-    print(json.dumps({
-        "bench": "engine",
-        "players": args.players,
-        "hands_per_s": round(best[0]),
-        "actions_per_s": round(best[1]),
-        "matches_per_s": round(best[2], 1),
-        "actions_per_hand": round(best[3], 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "bench": "engine",
+                "players": args.players,
+                "hands_per_s": round(best[0]),
+                "actions_per_s": round(best[1]),
+                "matches_per_s": round(best[2], 1),
+                "actions_per_hand": round(best[3], 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

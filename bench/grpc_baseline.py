@@ -8,6 +8,11 @@ Measures, with a trivial echo servicer running in separate processes:
 * ``stream_rr4``: the shape of a real match, four server processes (one per seat) and
   one client that sends to them in turn, one message in flight at a time;
 
+* ``sdk_stream_rr4``: the same match shape against four real SDK bots
+  (``bots/random/bot.py`` under ``mus_sdk.serve``), sending a realistic pre-serialised
+  ``DecisionRequest`` and waiting for each ``Decision``: the ceiling of the protocol
+  with the SDK's decode/convert/decide/encode path and no referee work;
+
 over TCP (``127.0.0.1:0``) and a unix socket, with the servers implemented with the sync
 ``grpc.server`` (what ``mus_sdk.serve`` uses) and with ``grpc.aio``. The client is the sync
 API, as the arena's. Payloads are raw bytes sized like a decision request (~300 bytes)
@@ -136,16 +141,19 @@ def bench_unary(address: str, seconds: float) -> float:
 class _PingPong:
     """One open bidi stream driven one message at a time, as the arena drives a seat."""
 
-    def __init__(self, channel: grpc.Channel) -> None:
+    def __init__(self, channel: grpc.Channel, method: str = STREAM, first: bytes | None = None) -> None:
         self._q: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._responses = channel.stream_stream(STREAM, _identity, _identity)(self._requests())
+        self._request = REQUEST if first is None else _sdk_request()
+        if first is not None:
+            self._q.put(first)  # a notification: no answer expected
+        self._responses = channel.stream_stream(method, _identity, _identity)(self._requests())
 
     def _requests(self) -> Iterator[bytes]:
         while (item := self._q.get()) is not None:
             yield item
 
     def round_trip(self) -> bytes:
-        self._q.put(REQUEST)
+        self._q.put(self._request)
         return next(self._responses)
 
     def close(self) -> None:
@@ -154,9 +162,11 @@ class _PingPong:
             pass
 
 
-def bench_stream(addresses: list[str], seconds: float) -> float:
+def bench_stream(
+    addresses: list[str], seconds: float, method: str = STREAM, first: bytes | None = None
+) -> float:
     channels = [grpc.insecure_channel(a) for a in addresses]
-    streams = [_PingPong(c) for c in channels]
+    streams = [_PingPong(c, method, first) for c in channels]
     i = 0
 
     def one() -> None:
@@ -171,6 +181,76 @@ def bench_stream(addresses: list[str], seconds: float) -> float:
             s.close()
         for c in channels:
             c.close()
+
+
+# ---------------------------------------------------------------------------- SDK bots
+def _sdk_request() -> bytes:
+    """A serialised PlayRequest with a mid-hand DecisionRequest (~230 bytes)."""
+    from mus.v1 import bot_service_pb2 as svc_pb
+    from mus.v1 import game_pb2 as pb
+
+    req = svc_pb.PlayRequest()
+    d = req.decision_request
+    d.request_id, d.seat, d.phase, d.lance = 42, 1, pb.PHASE_BETTING, pb.LANCE_CHICA
+    d.mano, d.dealer, d.match_id, d.target_points = 0, 3, "bench", 40
+    for rank, suit in ((10, 1), (3, 2), (9, 1), (1, 4)):
+        d.cards.add(rank=rank, suit=suit)  # type: ignore[arg-type]
+    d.scores.extend([5, 12])
+    d.games_won.extend([0, 0])
+    d.legal_actions.add().quiero.SetInParent()
+    d.legal_actions.add().no_quiero.SetInParent()
+    d.legal_actions.add().envido.min_amount = 2
+    d.legal_actions.add().ordago.SetInParent()
+    for seat, wants in ((0, True), (1, True), (2, True), (3, True)):
+        ev = d.history.add().mus_call
+        ev.seat, ev.wants_mus = seat, wants
+    for seat in range(4):
+        ev2 = d.history.add().discard
+        ev2.seat, ev2.count = seat, 2
+    d.history.add().replacements.round = 1
+    d.history.add().lance_start.lance = pb.LANCE_GRANDE
+    bet = d.history.add().bet
+    bet.seat, bet.lance = 0, pb.LANCE_GRANDE
+    bet.action.envido.amount = 2
+    d.bet.team, d.bet.seat, d.bet.stake, d.bet.deje = 0, 0, 2, 1
+    r = d.rules
+    r.players, r.kings, r.target_points, r.games_to_win, r.vacas_to_win = 4, 8, 40, 2, 1
+    r.juego_real, r.signals, r.mus_corrido = pb.JUEGO_REAL_OFF, pb.SIGNAL_MODE_PUBLIC, pb.MUS_CORRIDO_OFF
+    d.deadline_ms, d.time_bank_ms = 1000, 60000
+    return req.SerializeToString()
+
+
+def _sdk_match_start() -> bytes:
+    from mus.v1 import bot_service_pb2 as svc_pb
+    from mus.v1 import game_pb2 as pb
+
+    req = svc_pb.PlayRequest()
+    m = req.match_start
+    m.match_id, m.num_seats, m.protocol_version = "bench", 4, 1
+    r = m.rules
+    r.players, r.kings, r.target_points, r.games_to_win, r.vacas_to_win = 4, 8, 40, 2, 1
+    r.juego_real, r.signals, r.mus_corrido = pb.JUEGO_REAL_OFF, pb.SIGNAL_MODE_PUBLIC, pb.MUS_CORRIDO_OFF
+    return req.SerializeToString()
+
+
+def _spawn_sdk_bot(transport: str, sock_dir: str) -> tuple[subprocess.Popen[str], str]:
+    from mus_sdk import handshake
+
+    bot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bots", "random", "bot.py")
+    env = dict(os.environ, **handshake.handshake_env(sock_dir if transport == "unix" else None))
+    proc = subprocess.Popen([sys.executable, bot], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    return proc, handshake.parse_line(proc.stdout.readline()).target
+
+
+def bench_sdk(transport: str, sock_dir: str, seconds: float) -> float:
+    procs = [_spawn_sdk_bot(transport, sock_dir) for _ in range(4)]
+    try:
+        return bench_stream([t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start())
+    finally:
+        for p, _ in procs:
+            p.kill()
+            p.wait()
 
 
 # ---------------------------------------------------------------------------- driver
@@ -209,6 +289,12 @@ def run(seconds: float, quick: bool) -> dict[str, Any]:
                     for p, _ in procs:
                         p.kill()
                         p.wait()
+            try:
+                rate = round(bench_sdk(transport, sock_dir, seconds))
+            except ImportError:  # mus_sdk not installed: transport numbers only
+                rate = None
+            results[f"{transport}_sdk_random_bots"] = {"sdk_stream_rr4_decisions_per_s": rate}
+            print(f"{transport}_sdk_random_bots", rate, file=sys.stderr, flush=True)
     return {
         "benchmark": "grpc_baseline",
         "grpcio": grpc.__version__,

@@ -1,0 +1,1 @@
+"""The referee: plays matches between players, enforcing rules and time."""

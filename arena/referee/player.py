@@ -1,0 +1,130 @@
+"""What the referee needs from a player, and the faults a player can commit.
+
+A :class:`Player` is anything that can take a seat: a bot process over gRPC
+(``arena.remote``), an SDK bot in-process (``arena.players``), or a test double. The
+referee never imports transports; they satisfy this protocol structurally.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.engine import Action, HandResult, Rules, SeatView, Sena
+
+
+class FaultKind(enum.Enum):
+    """What a player did wrong. Every fault gets the same outcome: see :mod:`arena.referee.policy`."""
+
+    TIMEOUT = "timeout"
+    """No answer within the decision's deadline (or the time bank ran out)."""
+    CRASH = "crash"
+    """The bot process died or the connection was lost."""
+    MALFORMED = "malformed"
+    """The answer could not be read (no action set, a bad card, garbage)."""
+    WRONG_REQUEST = "wrong_request"
+    """The answer named another request id than the one asked."""
+    ILLEGAL_ACTION = "illegal_action"
+    """The action is not among the legal actions (includes out-of-range bets)."""
+    ILLEGAL_SENA = "illegal_sena"
+    """The seña is not allowed (untrue, wrong time, señas off); the action still counts."""
+    BOT_ERROR = "bot_error"
+    """The bot's own code raised (in-process bots)."""
+
+
+class BotFault(Exception):
+    """Raised by a :class:`Player` when it cannot produce a valid answer."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        super().__init__(f"{kind.value}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A player's answer: an action and, optionally, a seña given with it."""
+
+    action: Action
+    sena: Sena | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStartInfo:
+    """What every seat is told when the match starts."""
+
+    match_id: str
+    seat: int
+    rules: Rules
+    seat_names: tuple[str, ...]
+    decision_ms: int
+    time_bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndInfo:
+    """What every seat is told when the match ends."""
+
+    winner_team: int | None
+    games_won: tuple[int, int]
+    reason: str
+    """``completed``, ``forfeit`` or ``aborted``."""
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class DecisionTiming:
+    """The time budget for one decision, in seconds."""
+
+    deadline_s: float
+    bank_left_s: float
+
+
+class Player(Protocol):
+    """A seat at the table. Methods may raise :class:`BotFault` (``decide``) or any
+    exception (notifications, which the referee logs and otherwise ignores)."""
+
+    name: str
+
+    def start_match(self, info: MatchStartInfo) -> None:
+        """Called once before the first decision."""
+
+    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+        """Return the seat's decision for ``view`` within ``timing.deadline_s`` seconds."""
+        ...
+
+    def hand_end(self, result: HandResult) -> None:
+        """Called after every hand with the revealed hands and the itemised result."""
+
+    def end_match(self, info: MatchEndInfo) -> None:
+        """Called once when the match is over."""
+
+
+@dataclass
+class FaultRecord:
+    """One fault, as the hand log and the match result keep it."""
+
+    seat: int
+    kind: FaultKind
+    detail: str
+    game: int
+    hand: int
+    request_id: int
+
+    def to_json(self) -> dict[str, object]:
+        """As plain JSON values."""
+        return {
+            "seat": self.seat, "kind": self.kind.value, "detail": self.detail,
+            "game": self.game, "hand": self.hand, "request_id": self.request_id,
+        }
+
+
+@dataclass
+class SeatStats:
+    """Per-seat counters for a match."""
+
+    decisions: int = 0
+    time_used_s: float = 0.0
+    max_decision_s: float = 0.0
+    faults: list[FaultRecord] = field(default_factory=list)

@@ -1,0 +1,1 @@
+"""Bot processes and the gRPC client that plays a seat through them."""

@@ -1,0 +1,1 @@
+"""Translation between engine values and the mus.v1 wire messages."""

@@ -1,0 +1,370 @@
+"""Engine values <-> ``mus.v1`` protobuf messages: the thin translation layer.
+
+Enum rule (shared with the SDK): a proto enum number is the engine member's position
++ 1, 0 being ``*_UNSPECIFIED``; a card's proto rank/suit are the engine's + 1. Bot
+answers are untrusted: :func:`action_from_pb` raises :class:`WireError` on anything
+malformed, and the referee turns that into a fault.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mus.v1 import bot_service_pb2 as svc
+from mus.v1 import game_pb2 as pb
+
+from arena.engine import (
+    CARDS,
+    Action,
+    ActionKind,
+    Card,
+    DiscardChoice,
+    EnvidoRange,
+    Event,
+    EventKind,
+    HandResult,
+    JuegoReal,
+    Lance,
+    LanceOutcome,
+    LegalAction,
+    MusCorrido,
+    Phase,
+    Rules,
+    SeatView,
+    Sena,
+    SignalMode,
+    discard,
+    envido,
+)
+from arena.engine.actions import MUS, NO_MUS, NO_QUEREMOS, NO_QUIERO, ORDAGO, PASO, QUEREMOS, QUIERO
+
+
+class WireError(ValueError):
+    """Raised when a message from a bot cannot be read as a valid value."""
+
+
+_ACTION_FIELDS = (
+    "mus", "no_mus", "discard", "paso", "envido", "quiero", "no_quiero", "ordago", "queremos", "no_queremos",
+)
+"""oneof field name per ActionKind (the proto field number is the kind + 1)."""
+_FIXED = {
+    "mus": MUS, "no_mus": NO_MUS, "paso": PASO, "quiero": QUIERO, "no_quiero": NO_QUIERO,
+    "ordago": ORDAGO, "queremos": QUEREMOS, "no_queremos": NO_QUEREMOS,
+}
+
+MAX_AMOUNT = 1_000_000
+"""Largest envido accepted on the wire: a sanity bound against garbage, far above any stake."""
+
+
+def pb_enum(member: enum.Enum) -> int:
+    """Proto number of an engine enum member."""
+    return _POSITION[member] + 1
+
+
+_POSITION: dict[Any, int] = {}
+for _kind in (Lance, Phase, Sena, LanceOutcome, JuegoReal, SignalMode, MusCorrido):
+    for _i, _m in enumerate(_kind):
+        _POSITION[_m] = _i
+_SENAS = tuple(Sena)
+
+
+def card_from_pb(msg: pb.Card) -> Card:
+    """A wire card as an engine card.
+
+    Raises:
+        WireError: rank or suit unspecified or out of range.
+    """
+    rank, suit = msg.rank, msg.suit
+    if not (1 <= rank <= 10 and 1 <= suit <= 4):
+        raise WireError(f"bad card (rank {rank}, suit {suit})")
+    return CARDS[(rank - 1) * 4 + suit - 1]
+
+
+def _add_cards(field: Any, cards: Iterable[int]) -> None:
+    for c in cards:
+        field.add(rank=(c >> 2) + 1, suit=(c & 3) + 1)
+
+
+def fill_action(out: pb.Action, action: Action) -> None:
+    """Write an engine action into a ``mus.v1.Action``."""
+    kind = action.kind
+    if kind is ActionKind.ENVIDO:
+        out.envido.amount = action.amount
+    elif kind is ActionKind.DISCARD:
+        out.discard.SetInParent()
+        _add_cards(out.discard.cards, action.cards)
+    else:
+        getattr(out, _ACTION_FIELDS[kind]).SetInParent()
+
+
+def action_from_pb(msg: pb.Action) -> Action:
+    """Read a bot's action.
+
+    Raises:
+        WireError: no action set, a bad card, or an absurd amount.
+    """
+    which = msg.WhichOneof("kind")
+    if which is None:
+        raise WireError("the action has no kind set")
+    fixed = _FIXED.get(which)
+    if fixed is not None:
+        return fixed
+    if which == "envido":
+        amount = msg.envido.amount
+        if amount > MAX_AMOUNT:
+            raise WireError(f"envido amount {amount} is out of range")
+        return envido(amount)
+    cards = [card_from_pb(c) for c in msg.discard.cards]
+    if len(cards) > 4:
+        raise WireError(f"a discard of {len(cards)} cards")
+    return discard(cards)
+
+
+def sena_from_pb(value: int) -> Sena:
+    """Read a seña number.
+
+    Raises:
+        WireError: unspecified or unknown.
+    """
+    if not 1 <= value <= len(_SENAS):
+        raise WireError(f"bad seña value {value}")
+    return _SENAS[value - 1]
+
+
+def fill_legal(field: Any, legal: Sequence[LegalAction]) -> None:
+    """Append legal-action entries to a repeated ``LegalAction`` field."""
+    for entry in legal:
+        out = field.add()
+        if isinstance(entry, Action):
+            getattr(out, _ACTION_FIELDS[entry.kind]).SetInParent()
+        elif isinstance(entry, EnvidoRange):
+            out.envido.min_amount = entry.min_amount
+            out.envido.max_amount = entry.max_amount or 0
+        else:
+            assert isinstance(entry, DiscardChoice)
+            d = out.discard
+            _add_cards(d.cards, entry.cards)
+            d.min_count = entry.min_count
+            d.max_count = entry.max_count
+
+
+def event_to_pb(event: Event) -> pb.Event:
+    """An engine event as a ``mus.v1.Event``."""
+    out = pb.Event()
+    kind = event.kind
+    if kind is EventKind.MUS_CALL:
+        out.mus_call.seat = event.seat or 0
+        out.mus_call.wants_mus = event.action is MUS or (event.action is not None and event.action.kind is ActionKind.MUS)
+    elif kind is EventKind.DISCARD:
+        out.discard.seat = event.seat or 0
+        out.discard.count = event.value
+    elif kind is EventKind.REPLACEMENTS:
+        out.replacements.round = event.value
+    elif kind is EventKind.RESHUFFLE:
+        out.reshuffle.cards = event.value
+    elif kind is EventKind.DECLARATION:
+        d = out.declaration
+        d.seat = event.seat or 0
+        d.lance = pb_enum(event.lance)  # type: ignore[arg-type]
+        d.has = bool(event.value)
+    elif kind is EventKind.LANCE_START:
+        out.lance_start.lance = pb_enum(event.lance)  # type: ignore[arg-type]
+    elif kind is EventKind.BET:
+        b = out.bet
+        b.seat = event.seat or 0
+        b.lance = pb_enum(event.lance)  # type: ignore[arg-type]
+        assert event.action is not None
+        fill_action(b.action, event.action)
+    elif kind is EventKind.DEJE:
+        out.deje.team = event.team or 0
+        out.deje.points = event.value
+    elif kind is EventKind.LANCE_END:
+        out.lance_end.lance = pb_enum(event.lance)  # type: ignore[arg-type]
+        out.lance_end.outcome = pb_enum(event.outcome)  # type: ignore[arg-type]
+    else:
+        out.signal.seat = event.seat or 0
+        out.signal.sena = pb_enum(event.sena)  # type: ignore[arg-type]
+    return out
+
+
+class EventCache:
+    """Converted events, reused: most events are interned by the engine, so each is
+    converted once per match rather than once per decision request."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Event, bytes]] = {}
+
+    def serialized(self, event: Event) -> bytes:
+        """The serialized ``mus.v1.Event`` for ``event``."""
+        hit = self._cache.get(id(event))
+        if hit is not None and hit[0] is event:
+            return hit[1]
+        data = event_to_pb(event).SerializeToString()
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[id(event)] = (event, data)
+        return data
+
+
+def rules_to_pb(rules: Rules) -> pb.Rules:
+    """Engine rules as ``mus.v1.Rules``."""
+    out = pb.Rules(
+        players=rules.players,
+        kings=rules.kings,
+        target_points=rules.target_points,
+        games_to_win=rules.games_to_win,
+        vacas_to_win=rules.vacas_to_win,
+        juego_real=pb_enum(rules.juego_real),
+        signals=pb_enum(rules.signals),
+        interception_p=rules.interception_p,
+        signal_timing_rules=rules.signal_timing_rules,
+        mus_corrido=pb_enum(rules.mus_corrido),
+        plural_answers_bind_partner=rules.plural_answers_bind_partner,
+        max_stake=rules.max_stake or 0,
+    )
+    if rules.max_mus_rounds is not None:
+        out.max_mus_rounds = rules.max_mus_rounds
+    return out
+
+
+def decision_request(
+    view: SeatView,
+    request_id: int,
+    match_id: str,
+    deadline_ms: int,
+    time_bank_ms: int,
+    rules_pb: pb.Rules,
+    events: EventCache,
+    vacas: tuple[int, int] = (0, 0),
+) -> svc.DecisionRequest:
+    """The self-contained decision request for the seat of ``view``."""
+    req = svc.DecisionRequest()
+    fill_decision_request(req, view, request_id, match_id, deadline_ms, time_bank_ms, rules_pb, events, vacas)
+    return req
+
+
+def fill_decision_request(
+    req: svc.DecisionRequest,
+    view: SeatView,
+    request_id: int,
+    match_id: str,
+    deadline_ms: int,
+    time_bank_ms: int,
+    rules_pb: pb.Rules,
+    events: EventCache,
+    vacas: tuple[int, int] = (0, 0),
+) -> None:
+    """Fill an empty ``DecisionRequest`` in place (e.g. inside a ``PlayRequest``), so the
+    message is built once and never copied."""
+    req.request_id = request_id
+    req.seat = view.seat
+    req.phase = pb_enum(view.phase)  # type: ignore[assignment]
+    if view.lance is not None:
+        req.lance = pb_enum(view.lance)  # type: ignore[assignment]
+    req.mano = view.mano
+    req.dealer = view.dealer
+    req.scores.extend(view.scores)
+    req.deadline_ms = deadline_ms
+    req.time_bank_ms = max(0, time_bank_ms)
+    req.discard_round = view.mus_round
+    req.match_id = match_id
+    req.game = view.game
+    req.hand = view.hand
+    req.games_won.extend(view.games_won)
+    req.target_points = view.rules.target_points
+    req.vacas_won.extend(vacas)
+    if view.legal_senas:
+        req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])  # type: ignore[misc]
+    req.rules.CopyFrom(rules_pb)
+    _add_cards(req.cards, view.cards)
+    fill_legal(req.legal_actions, view.legal_actions)
+    bet = view.live_bet
+    if bet is not None:
+        b = req.bet
+        b.team = bet.team
+        b.seat = bet.seat
+        b.stake = bet.stake
+        b.deje = bet.prev
+        b.is_ordago = bet.is_ordago
+    history = req.history
+    for e in view.history:
+        history.add().MergeFromString(events.serialized(e))
+
+
+def hand_result_to_pb(result: HandResult) -> pb.HandResult:
+    """An itemised hand result as ``mus.v1.HandResult``."""
+    out = pb.HandResult(
+        game=result.game,
+        hand=result.hand,
+        dealer=result.dealer,
+        mano=result.mano,
+        scores_before=result.scores_before,
+        scores_after=result.scores_after,
+        game_over=result.game_over,
+        ended_by=result.ended_by,
+        has_pares=result.declarations.get("pares", ()),
+        has_juego=result.declarations.get("juego", ()),
+    )
+    if result.game_winner is not None:
+        out.game_winner = result.game_winner
+    for h in result.hands:
+        _add_cards(out.hands.add().cards, h)
+    for lr in result.lances:
+        item = out.lances.add(
+            lance=pb_enum(lr.lance),
+            outcome=pb_enum(lr.outcome),
+            stake=lr.stake,
+            deje=lr.deje,
+            points=lr.points,
+            stake_points=lr.stake_points,
+            value_points=lr.value_points,
+            counted=lr.counted,
+        )
+        if lr.bet_team is not None:
+            item.bet_team = lr.bet_team
+        if lr.winner_seat is not None:
+            item.winner_seat = lr.winner_seat
+        if lr.winner_team is not None:
+            item.winner_team = lr.winner_team
+    return out
+
+
+def match_start_pb(
+    match_id: str, seat: int, rules: Rules, seat_names: Sequence[str], decision_ms: int, time_bank_ms: int,
+    protocol_version: int = 1,
+) -> svc.MatchStart:
+    """The match-start notification for one seat."""
+    n = rules.players
+    return svc.MatchStart(
+        match_id=match_id,
+        seat=seat,
+        partner_seats=[s for s in range(n) if s != seat and (s & 1) == (seat & 1)],
+        num_seats=n,
+        rules=rules_to_pb(rules),
+        scores=[0, 0],
+        games_won=[0, 0],
+        time_bank_ms=time_bank_ms,
+        decision_deadline_ms=decision_ms,
+        protocol_version=protocol_version,
+        seat_names=list(seat_names),
+    )
+
+
+_END_REASONS = {"completed": 1, "forfeit": 2, "aborted": 3}
+
+
+def match_end_pb(winner_team: int | None, games_won: Sequence[int], reason: str, detail: str) -> svc.MatchEnd:
+    """The match-end notification."""
+    out = svc.MatchEnd(games_won=list(games_won), reason=_END_REASONS.get(reason, 3), detail=detail)
+    if winner_team is not None:
+        out.winner_team = winner_team
+    return out
+
+
+def hand_end_pb(result: HandResult, games_won: Sequence[int]) -> svc.HandEnd:
+    """The end-of-hand notification: every hand revealed and the itemised count."""
+    out = svc.HandEnd(games_won=list(games_won))
+    out.result.CopyFrom(hand_result_to_pb(result))
+    return out

@@ -1,0 +1,92 @@
+"""Protocol throughput: one match, four trivial SDK bots as separate processes, on loopback.
+
+Measures in one run:
+
+* ``decisions_per_s``: decisions per second over a whole match (referee, engine,
+  protobuf, gRPC stream and the bots' SDK all included), four bot processes;
+* ``baseline_msgs_per_s``: raw gRPC message round trips per second on the same
+  transport and shape (one bidirectional stream to each of four sync ``grpc.server``
+  processes, as ``mus_sdk.serve`` runs, driven in turn, payloads of raw bytes of the
+  same sizes: no protobuf, no game);
+
+and prints the machine, then as its last line a JSON object with both and their ratio.
+
+    python bench/protocol.py [--games 6] [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import grpc_baseline as gb  # noqa: E402
+from _machine import machine  # noqa: E402
+
+from arena.engine import Rules  # noqa: E402
+from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.remote.client import RemoteBot  # noqa: E402
+from arena.remote.manifest import load_manifest  # noqa: E402
+
+
+def decisions_per_s(games: int, seed: int, log_dir: Path) -> tuple[float, int, float]:
+    manifest = load_manifest(HERE / "bots" / "trivial")
+    bots = [RemoteBot(manifest, log_dir, f"seat{i}") for i in range(4)]
+    try:
+        for b in bots:
+            b.connect()
+        config = MatchConfig(rules=Rules(games_to_win=games), seed=seed, decision_ms=5000, time_bank_ms=600_000)
+        t0 = time.perf_counter()
+        result = play_match(bots, config)
+        dt = time.perf_counter() - t0
+    finally:
+        for b in bots:
+            b.close()
+    n = sum(s.decisions for s in result.seats)
+    if result.faults:
+        raise SystemExit(f"faults in the benchmark match: {result.faults[:3]}")
+    return n / dt, n, dt
+
+
+def baseline(seconds: float) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
+        try:
+            return gb.bench_stream([a for _, a in procs], seconds)
+        finally:
+            for p, _ in procs:
+                p.kill()
+                p.wait()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=6, help="games_to_win of the match (its length)")
+    ap.add_argument("--seconds", type=float, default=3.0, help="duration of the baseline measurement")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print("machine:", json.dumps(machine()))
+    with tempfile.TemporaryDirectory() as tmp:
+        rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
+    print(f"match: {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s")
+    base = baseline(args.seconds)
+    print(f"baseline: {base:,.0f} raw stream round trips/s (4 servers, in turn)")
+    print(json.dumps({
+        "bench": "protocol",
+        "decisions_per_s": round(rate),
+        "baseline_msgs_per_s": round(base),
+        "ratio": round(rate / base, 3),
+        "decisions": n,
+        "transport": "tcp loopback, one bidi stream per seat",
+    }))
+
+
+if __name__ == "__main__":
+    main()
