@@ -71,6 +71,7 @@ _ORDAGO_ANSWERS: tuple[LegalAction, ...] = (NO_QUIERO, QUIERO)
 _LANCE_START = {lance: Event(EventKind.LANCE_START, lance=lance) for lance in Lance}
 
 _SEED_MIX = 0x5EA5_5EA5  # separates the seña-interception stream from the deal stream
+_RESHUFFLE_MIX = 0x2E5B_FF1E  # and the reshuffle stream
 
 # Events are immutable and few distinct ones recur in every hand, so they are interned:
 # building a named tuple per action costs more than the rest of a betting step.
@@ -147,6 +148,7 @@ class MusState:
         "_discard_seq",
         "_legal_cache",
         "_rng",
+        "_reshuffle_rng",
         "_seed",
         "_sig_rng",
         "_table",
@@ -197,6 +199,7 @@ class MusState:
     sig_window: set[int] | None
     """Seats that signalled in the open seña window (after a deal or replacements), or None."""
     _sig_rng: random.Random | None
+    _reshuffle_rng: random.Random | None
 
     # ------------------------------------------------------------------ construction
 
@@ -209,6 +212,9 @@ class MusState:
         # Created on first use (only partner_with_interception draws from it): seeding a
         # Random costs as much as a quarter of a random hand.
         self._sig_rng = None
+        # Reshuffles draw from their own stream, so that the deal of hand k depends only
+        # on the seed and k, whatever was played before: duplicate leagues rely on it.
+        self._reshuffle_rng = None
         self._seed = seed
         self.scores = [0, 0]
         self.games = [0, 0]
@@ -288,6 +294,9 @@ class MusState:
             setattr(other, name, getattr(self, name))
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
+        if self._reshuffle_rng is not None:
+            other._reshuffle_rng = random.Random()
+            other._reshuffle_rng.setstate(self._reshuffle_rng.getstate())
         if self._sig_rng is not None:
             other._sig_rng = random.Random()
             other._sig_rng.setstate(self._sig_rng.getstate())
@@ -626,7 +635,9 @@ class MusState:
             aside = self.round_discards[seat]
             fresh = [c for c in self.pile if c not in aside]
             self.pile = list(aside)
-        _shuffle(fresh, self._rng.random)
+        if self._reshuffle_rng is None:
+            self._reshuffle_rng = random.Random(self._seed ^ _RESHUFFLE_MIX)
+        _shuffle(fresh, self._reshuffle_rng.random)
         self.stock = fresh
         self.history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
 

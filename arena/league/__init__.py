@@ -1,0 +1,1 @@
+"""Leagues: configuration, schedule, running matches, standings."""

@@ -1,0 +1,193 @@
+"""League files (TOML): the entries, the rules, the schedule and the time control.
+
+::
+
+    name = "demo"
+    seed = 7
+    matches_per_pairing = 4      # per ordered pair of teams; seats are swapped between matches
+    duplicate = true             # every deal seed played twice, teams exchanging seats
+    jobs = 1
+
+    [rules]                      # RULES.md §12 keys (defaults otherwise)
+    target_points = 30
+
+    [time]
+    decision_ms = 2000
+    time_bank_ms = 120000
+    max_faults = 5
+
+    [[entry]]
+    name = "rulebot"
+    bot = "bots/rulebot"         # a manifest, a directory with bot.toml, or host:port
+
+    [[entry]]
+    name = "mixed"
+    pair = ["rulebot", "random"] # an explicit mixed team of two other entries
+
+Errors name the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import Rules
+from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
+
+
+class LeagueConfigError(ValueError):
+    """A league file that cannot be used; the message has file, line and field."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One competitor: a bot (a team is two instances of it) or a mixed pair of bots."""
+
+    name: str
+    spec: BotSpec | None = None
+    pair: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A parsed league file."""
+
+    name: str
+    entries: tuple[Entry, ...]
+    rules: Rules = field(default_factory=Rules)
+    seed: int = 0
+    matches_per_pairing: int = 2
+    duplicate: bool = False
+    decision_ms: int = 2000
+    time_bank_ms: int = 120_000
+    max_faults: int = 5
+    jobs: int = 1
+    source: Path | None = None
+
+    def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
+        """The two bots (seat order within the team) of an entry."""
+        entry = self.entry(entry_name)
+        if entry.pair is not None:
+            a, b = (self.entry(n).spec for n in entry.pair)
+            assert a is not None and b is not None
+            return a, b
+        assert entry.spec is not None
+        return entry.spec, entry.spec
+
+    def entry(self, name: str) -> Entry:
+        """The entry called ``name``."""
+        for e in self.entries:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+    def members(self, entry_name: str) -> tuple[str, str]:
+        """Names of the bot entries playing in a team (the same twice for a plain entry)."""
+        entry = self.entry(entry_name)
+        return entry.pair if entry.pair is not None else (entry.name, entry.name)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*{re.escape(needle)}\s*=", line) or line.strip() == needle:
+            return i
+    return None
+
+
+def load_league(path: Path) -> LeagueConfig:
+    """Read and validate a league file.
+
+    Raises:
+        LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LeagueConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
+
+    def err(fld: str, msg: str, key: str | None = None) -> LeagueConfigError:
+        line = _line_of(text, key or fld.split(".")[-1].split("[")[0])
+        where = f"{path}:{line}" if line else str(path)
+        return LeagueConfigError(f"{where}: field {fld}: {msg}")
+
+    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "entry"}
+    for key in data:
+        if key not in allowed:
+            raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
+
+    def integer(d: dict[str, Any], key: str, default: int, lo: int, prefix: str = "") -> int:
+        v = d.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise err(prefix + key, f"must be an integer >= {lo}, not {v!r}", key)
+        return v
+
+    try:
+        rules = Rules.from_mapping(dict(data.get("rules", {})))
+    except ValueError as exc:
+        fld = str(exc).split(":")[0]
+        raise err(fld, str(exc).split(": ", 1)[-1], fld.split(".")[-1]) from None
+    time_cfg = data.get("time", {})
+    if not isinstance(time_cfg, dict):
+        raise err("time", "must be a table")
+    for key in time_cfg:
+        if key not in ("decision_ms", "time_bank_ms", "max_faults"):
+            raise err(f"time.{key}", "unknown key (known: decision_ms, time_bank_ms, max_faults)", key)
+    raw_entries = data.get("entry")
+    if not isinstance(raw_entries, list) or len(raw_entries) < 2:
+        raise err("entry", "a league needs at least two [[entry]] tables", "[[entry]]")
+    base = path.parent
+    entries: list[Entry] = []
+    names: set[str] = set()
+    for i, raw in enumerate(raw_entries):
+        fld = f"entry[{i}]"
+        name = raw.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", name or ""):
+            raise err(f"{fld}.name", f"must be a name of letters, digits, _ . - (got {name!r})", "name")
+        if name in names:
+            raise err(f"{fld}.name", f"duplicate entry name {name!r}", "name")
+        names.add(name)
+        unknown = set(raw) - {"name", "bot", "pair"}
+        if unknown:
+            raise err(f"{fld}.{sorted(unknown)[0]}", "unknown key (known: name, bot, pair)", sorted(unknown)[0])
+        if "pair" in raw:
+            pair = raw["pair"]
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+                raise err(f"{fld}.pair", "must be two entry names", "pair")
+            entries.append(Entry(name, pair=(pair[0], pair[1])))
+            continue
+        bot = raw.get("bot")
+        if not isinstance(bot, str):
+            raise err(f"{fld}.bot", "must be a bot manifest path, a directory with bot.toml, or host:port", "bot")
+        try:
+            spec = parse_bot_spec(bot, base)
+        except ManifestError as exc:
+            raise err(f"{fld}.bot", str(exc), "bot") from None
+        entries.append(Entry(name, spec=spec))
+    for e in entries:
+        if e.pair is not None:
+            for member in e.pair:
+                target = next((x for x in entries if x.name == member), None)
+                if target is None or target.spec is None:
+                    raise err(f"entry {e.name}.pair", f"{member!r} is not a bot entry of this league", "pair")
+    name = data.get("name", path.stem)
+    return LeagueConfig(
+        name=str(name),
+        entries=tuple(entries),
+        rules=rules,
+        seed=integer(data, "seed", 0, 0),
+        matches_per_pairing=integer(data, "matches_per_pairing", 2, 1),
+        duplicate=bool(data.get("duplicate", False)),
+        decision_ms=integer(time_cfg, "decision_ms", 2000, 1, "time."),
+        time_bank_ms=integer(time_cfg, "time_bank_ms", 120_000, 1, "time."),
+        max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),
+        jobs=integer(data, "jobs", 1, 1),
+        source=path,
+    )

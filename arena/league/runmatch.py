@@ -1,0 +1,134 @@
+"""Run one match between bot specs: start the processes, referee, log every hand, stop them.
+
+Shared by ``mus match`` and the league runner, so a league adds nothing per match that
+``mus match`` does not do too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from arena.handlog import HandLogWriter
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import FaultRecord, Player
+from arena.remote.client import RemoteBot
+from arena.remote.manifest import BotSpec
+from arena.remote.process import BotStartError
+
+log = structlog.get_logger()
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Which entry sits where: ``seats[s]`` is the entry name of seat ``s``."""
+
+    seats: tuple[str, ...]
+
+    @property
+    def teams(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Entry names of team 0 (even seats) and team 1 (odd seats)."""
+        return tuple(self.seats[0::2]), tuple(self.seats[1::2])
+
+
+@dataclass
+class MatchOutcome:
+    """A finished match as the league records it."""
+
+    match_id: str
+    seating: Seating
+    result: MatchResult
+    log_path: Path
+    start_error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """As plain JSON values (one line of results.jsonl)."""
+        return {
+            "match_id": self.match_id,
+            "seating": list(self.seating.seats),
+            "log": self.log_path.name,
+            "start_error": self.start_error,
+            **self.result.to_json(),
+        }
+
+
+def run_match(
+    specs: Sequence[BotSpec],
+    seating: Seating,
+    config: MatchConfig,
+    out_dir: Path,
+    *,
+    bot_log_dir: Path | None = None,
+    on_fault: Callable[[FaultRecord], None] | None = None,
+    start_timeout_s: float = 10.0,
+    players: Sequence[Player] | None = None,
+) -> MatchOutcome:
+    """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
+
+    A bot that fails to start loses the match by forfeit (its team), with the error
+    recorded; if both teams fail the match is aborted. ``players`` replaces the
+    processes (in-process tests).
+    """
+    log_path = out_dir / f"{config.match_id}.jsonl"
+    bot_logs = bot_log_dir or (out_dir / "bots")
+    bots: list[RemoteBot] = []
+    start_error = ""
+    failed_teams: set[int] = set()
+    with contextlib.ExitStack() as stack:
+        if players is None:
+            for seat, spec in enumerate(specs):
+                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s)
+                stack.callback(bot.close)
+                bots.append(bot)
+                try:
+                    bot.connect()
+                except BotStartError as exc:
+                    failed_teams.add(seat & 1)
+                    start_error += f"S{seat}: {exc}\n"
+                    log.error("bot.start_failed", match_id=config.match_id, seat=seat, bot=spec.name, error=str(exc))
+            seat_players: Sequence[Player] = bots
+        else:
+            seat_players = players
+        header = {
+            "match_id": config.match_id,
+            "seed": config.seed,
+            "rules": config.rules.to_mapping(),
+            "first_dealer": config.first_dealer,
+            "decision_ms": config.decision_ms,
+            "time_bank_ms": config.time_bank_ms,
+            "max_faults": config.max_faults,
+            "seats": [
+                {
+                    "seat": s,
+                    "entry": seating.seats[s],
+                    "bot": getattr(p, "name", seating.seats[s]),
+                    "version": (p.info.version if getattr(p, "info", None) is not None else ""),  # type: ignore[attr-defined]
+                }
+                for s, p in enumerate(seat_players)
+            ],
+        }
+        writer = stack.enter_context(HandLogWriter(log_path, header))
+        if failed_teams:
+            winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
+            result = MatchResult(
+                match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
+                reason="forfeit" if winner is not None else "aborted", hands=0, stones=(0, 0),
+                seats=[], detail=start_error.strip(),
+            )
+        else:
+            result = play_match(
+                seat_players,
+                config,
+                on_hand=writer.hand,
+                on_fault=on_fault,
+                on_notify_error=lambda method, seat, exc: log.warning(
+                    "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
+                ),
+            )
+        writer.close({"result": result.to_json()})
+    return MatchOutcome(config.match_id, seating, result, log_path, start_error.strip())

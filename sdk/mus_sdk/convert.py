@@ -1,0 +1,712 @@
+"""Conversions between the wire messages of ``mus.v1`` and the SDK's typed values.
+
+Every function is public and total over valid input: ``x_from_proto(x_to_proto(v)) == v``
+for every value the SDK can represent (the round trips are tested). Invalid wire input
+(an ``*_UNSPECIFIED`` enum, an empty ``oneof``, a card out of range) raises
+:class:`ConversionError`, never a bare ``KeyError``.
+
+The arena uses these functions too: to build requests from SDK values, to read the
+bots' decisions, and to run a :class:`~mus_sdk.Bot` in-process. Enum mapping rule: a
+proto enum value is the SDK member's position + 1 (0 is ``*_UNSPECIFIED``); a card's
+proto ``rank``/``suit`` are the SDK ``Rank``/``Suit`` values + 1.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from typing import Any, TypeVar, cast
+
+from mus.v1 import bot_service_pb2 as svc_pb
+from mus.v1 import game_pb2 as pb
+
+from mus_sdk import handshake
+from mus_sdk.types import (
+    CARDS,
+    FIXED_ACTIONS,
+    MUS,
+    NO_MUS,
+    Action,
+    ActionKind,
+    BotInfo,
+    Card,
+    DiscardRange,
+    EnvidoRange,
+    Event,
+    EventKind,
+    HandSummary,
+    JuegoReal,
+    Lance,
+    LanceOutcome,
+    LanceResult,
+    LazyHistory,
+    LegalAction,
+    LegalActions,
+    LiveBet,
+    MatchEndReason,
+    MatchInfo,
+    MatchResult,
+    MusCorrido,
+    Observation,
+    Phase,
+    Rules,
+    Sena,
+    SignalMode,
+    discard,
+    envido,
+)
+
+__all__ = [
+    "ConversionError",
+    "action_from_proto",
+    "action_to_proto",
+    "bot_info_from_proto",
+    "bot_info_to_proto",
+    "card_from_proto",
+    "card_to_proto",
+    "cards_from_proto",
+    "decision_from_proto",
+    "decision_to_proto",
+    "enum_from_proto",
+    "enum_to_proto",
+    "event_from_proto",
+    "event_to_proto",
+    "fill_action",
+    "hand_summary_from_proto",
+    "hand_summary_to_proto",
+    "legal_action_from_proto",
+    "legal_action_to_proto",
+    "legal_actions_from_proto",
+    "live_bet_from_proto",
+    "live_bet_to_proto",
+    "match_info_from_proto",
+    "match_info_to_proto",
+    "match_result_from_proto",
+    "match_result_to_proto",
+    "observation_from_proto",
+    "observation_to_proto",
+    "rules_from_proto",
+    "rules_to_proto",
+]
+
+
+class ConversionError(ValueError):
+    """Raised when a wire message cannot be converted (unspecified enum, empty oneof, bad card)."""
+
+
+E = TypeVar("E", bound=enum.Enum)
+
+# Enum tables: SDK member -> proto int, and proto int -> SDK member (index 0 = UNSPECIFIED).
+_ENUMS: tuple[type[enum.Enum], ...] = (
+    Lance,
+    Phase,
+    Sena,
+    LanceOutcome,
+    JuegoReal,
+    SignalMode,
+    MusCorrido,
+    MatchEndReason,
+)
+_TO_PB: dict[enum.Enum, Any] = {m: i + 1 for e in _ENUMS for i, m in enumerate(e)}
+_FROM_PB: dict[type[enum.Enum], tuple[enum.Enum | None, ...]] = {e: (None, *e) for e in _ENUMS}
+
+
+def enum_to_proto(member: enum.Enum) -> int:
+    """The proto enum number of an SDK enum member (its position + 1)."""
+    return int(_TO_PB[member])
+
+
+def enum_from_proto(kind: type[E], value: int, what: str = "") -> E:
+    """The SDK member of enum ``kind`` for proto number ``value``.
+
+    Raises:
+        ConversionError: ``value`` is 0 (``*_UNSPECIFIED``) or unknown.
+    """
+    table = _FROM_PB[kind]
+    member = table[value] if 0 <= value < len(table) else None
+    if member is None:
+        raise ConversionError(f"{what or kind.__name__}: bad or unspecified {kind.__name__} value {value}")
+    return member  # type: ignore[return-value]
+
+
+def _opt_enum(kind: type[E], value: int) -> E | None:
+    """Like :func:`enum_from_proto` but 0 means ``None``."""
+    return None if value == 0 else enum_from_proto(kind, value)
+
+
+# --------------------------------------------------------------------------- cards
+
+_CARD_PB: tuple[pb.Card, ...] = tuple(cast(Any, pb.Card)(rank=(c >> 2) + 1, suit=(c & 3) + 1) for c in CARDS)
+
+
+def card_to_proto(card: int) -> pb.Card:
+    """A card (0..39) as a ``mus.v1.Card`` (a fresh message)."""
+    out = pb.Card()
+    out.CopyFrom(_CARD_PB[card])
+    return out
+
+
+def card_from_proto(msg: pb.Card) -> Card:
+    """A ``mus.v1.Card`` as a :class:`Card`.
+
+    Raises:
+        ConversionError: rank or suit unspecified or out of range.
+    """
+    rank, suit = msg.rank, msg.suit
+    if not (1 <= rank <= 10 and 1 <= suit <= 4):
+        raise ConversionError(f"bad card: rank {rank}, suit {suit}")
+    return CARDS[(rank - 1) * 4 + suit - 1]
+
+
+def cards_from_proto(msgs: Iterable[pb.Card]) -> tuple[Card, ...]:
+    """Repeated ``mus.v1.Card`` as a tuple of :class:`Card`."""
+    return tuple(card_from_proto(m) for m in msgs)
+
+
+def _extend_cards(field: Any, cards: Iterable[int]) -> None:
+    for c in cards:
+        field.add(rank=(c >> 2) + 1, suit=(c & 3) + 1)
+
+
+# --------------------------------------------------------------------------- actions
+
+_KIND_FIELD = {
+    ActionKind.MUS: "mus",
+    ActionKind.NO_MUS: "no_mus",
+    ActionKind.DISCARD: "discard",
+    ActionKind.PASO: "paso",
+    ActionKind.ENVIDO: "envido",
+    ActionKind.QUIERO: "quiero",
+    ActionKind.NO_QUIERO: "no_quiero",
+    ActionKind.ORDAGO: "ordago",
+    ActionKind.QUEREMOS: "queremos",
+    ActionKind.NO_QUEREMOS: "no_queremos",
+}
+_FIELD_KIND = {v: k for k, v in _KIND_FIELD.items()}
+
+
+def fill_action(out: pb.Action, action: Action) -> None:
+    """Write ``action`` into an existing ``mus.v1.Action`` (the allocation-free path)."""
+    kind = action.kind
+    if kind is ActionKind.ENVIDO:
+        out.envido.amount = action.amount
+    elif kind is ActionKind.DISCARD:
+        _extend_cards(out.discard.cards, action.cards)
+        out.discard.SetInParent()
+    else:
+        getattr(out, _KIND_FIELD[kind]).SetInParent()
+
+
+def action_to_proto(action: Action) -> pb.Action:
+    """An :class:`Action` as a ``mus.v1.Action``."""
+    out = pb.Action()
+    fill_action(out, action)
+    return out
+
+
+def action_from_proto(msg: pb.Action) -> Action:
+    """A ``mus.v1.Action`` as an :class:`Action`.
+
+    Raises:
+        ConversionError: no kind set, or a bad card in a discard.
+    """
+    which = msg.WhichOneof("kind")
+    if which is None:
+        raise ConversionError("action has no kind set")
+    kind = _FIELD_KIND[which]
+    if kind is ActionKind.ENVIDO:
+        return envido(msg.envido.amount)
+    if kind is ActionKind.DISCARD:
+        return discard(cards_from_proto(msg.discard.cards))
+    return FIXED_ACTIONS[kind]
+
+
+def legal_action_to_proto(entry: LegalAction) -> pb.LegalAction:
+    """One legal-action entry as a ``mus.v1.LegalAction`` (``max_amount`` ``None`` -> 0)."""
+    out = pb.LegalAction()
+    _fill_legal(out, entry)
+    return out
+
+
+def _fill_legal(out: pb.LegalAction, entry: LegalAction) -> None:
+    if isinstance(entry, EnvidoRange):
+        out.envido.min_amount = entry.min_amount
+        out.envido.max_amount = entry.max_amount or 0
+        out.envido.SetInParent()
+    elif isinstance(entry, DiscardRange):
+        _extend_cards(out.discard.cards, entry.cards)
+        out.discard.min_count = entry.min_count
+        out.discard.max_count = entry.max_count
+        out.discard.SetInParent()
+    elif entry.kind is ActionKind.ENVIDO:
+        # A concrete envido offered as a legal action is a one-amount range.
+        out.envido.min_amount = out.envido.max_amount = entry.amount
+    elif entry.kind is ActionKind.DISCARD:
+        raise ConversionError("a concrete discard cannot be a legal action; use DiscardRange")
+    else:
+        getattr(out, _KIND_FIELD[entry.kind]).SetInParent()
+
+
+def legal_action_from_proto(msg: pb.LegalAction) -> LegalAction:
+    """A ``mus.v1.LegalAction`` as an :class:`Action`, :class:`EnvidoRange` or :class:`DiscardRange`.
+
+    Raises:
+        ConversionError: no kind set.
+    """
+    which = msg.WhichOneof("kind")
+    if which is None:
+        raise ConversionError("legal action has no kind set")
+    if which == "envido":
+        r = msg.envido
+        return EnvidoRange(r.min_amount, r.max_amount or None)
+    if which == "discard":
+        d = msg.discard
+        return DiscardRange(cards_from_proto(d.cards), d.min_count, d.max_count)
+    return FIXED_ACTIONS[_FIELD_KIND[which]]
+
+
+def legal_actions_from_proto(msgs: Iterable[pb.LegalAction]) -> LegalActions:
+    """Repeated ``mus.v1.LegalAction`` as :class:`LegalActions`."""
+    return LegalActions(legal_action_from_proto(m) for m in msgs)
+
+
+# --------------------------------------------------------------------------- events
+
+
+def _need(value: int | None, what: str, kind: EventKind) -> int:
+    if value is None:
+        raise ConversionError(f"{kind.value} event needs {what}")
+    return value
+
+
+def event_to_proto(event: Event) -> pb.Event:
+    """An :class:`Event` as a ``mus.v1.Event``.
+
+    Raises:
+        ConversionError: a field the event's kind needs is missing.
+    """
+    out = pb.Event()
+    k = event.kind
+    if k is EventKind.MUS_CALL:
+        out.mus_call.seat = _need(event.seat, "seat", k)
+        out.mus_call.wants_mus = event.action is not None and event.action.kind is ActionKind.MUS
+    elif k is EventKind.DISCARD:
+        out.discard.seat = _need(event.seat, "seat", k)
+        out.discard.count = event.value
+    elif k is EventKind.REPLACEMENTS:
+        out.replacements.round = event.value
+        out.replacements.SetInParent()
+    elif k is EventKind.RESHUFFLE:
+        out.reshuffle.cards = event.value
+        out.reshuffle.SetInParent()
+    elif k is EventKind.DECLARATION:
+        out.declaration.seat = _need(event.seat, "seat", k)
+        out.declaration.lance = _TO_PB[_need_lance(event.lance, k)]
+        out.declaration.has = bool(event.value)
+    elif k is EventKind.LANCE_START:
+        out.lance_start.lance = _TO_PB[_need_lance(event.lance, k)]
+    elif k is EventKind.BET:
+        out.bet.seat = _need(event.seat, "seat", k)
+        out.bet.lance = _TO_PB[_need_lance(event.lance, k)]
+        if event.action is None:
+            raise ConversionError("bet event needs action")
+        fill_action(out.bet.action, event.action)
+    elif k is EventKind.DEJE:
+        out.deje.team = _need(event.team, "team", k)
+        out.deje.points = event.value
+    elif k is EventKind.LANCE_END:
+        out.lance_end.lance = _TO_PB[_need_lance(event.lance, k)]
+        if event.outcome is None:
+            raise ConversionError("lance_end event needs outcome")
+        out.lance_end.outcome = _TO_PB[event.outcome]
+    elif k is EventKind.SIGNAL:
+        out.signal.seat = _need(event.seat, "seat", k)
+        if event.sena is None:
+            raise ConversionError("signal event needs sena")
+        out.signal.sena = _TO_PB[event.sena]
+    return out
+
+
+def _need_lance(lance: Lance | None, kind: EventKind) -> Lance:
+    if lance is None:
+        raise ConversionError(f"{kind.value} event needs lance")
+    return lance
+
+
+def event_from_proto(msg: pb.Event) -> Event:
+    """A ``mus.v1.Event`` as an :class:`Event`.
+
+    Raises:
+        ConversionError: no kind set, or an unspecified enum.
+    """
+    which = msg.WhichOneof("kind")
+    if which == "bet":
+        b = msg.bet
+        return Event(
+            EventKind.BET,
+            seat=b.seat,
+            lance=enum_from_proto(Lance, b.lance),
+            action=action_from_proto(b.action),
+        )
+    if which == "mus_call":
+        m = msg.mus_call
+        return Event(EventKind.MUS_CALL, seat=m.seat, action=MUS if m.wants_mus else NO_MUS)
+    if which == "discard":
+        return Event(EventKind.DISCARD, seat=msg.discard.seat, value=msg.discard.count)
+    if which == "replacements":
+        return Event(EventKind.REPLACEMENTS, value=msg.replacements.round)
+    if which == "reshuffle":
+        return Event(EventKind.RESHUFFLE, value=msg.reshuffle.cards)
+    if which == "declaration":
+        d = msg.declaration
+        return Event(
+            EventKind.DECLARATION, seat=d.seat, lance=enum_from_proto(Lance, d.lance), value=int(d.has)
+        )
+    if which == "lance_start":
+        return Event(EventKind.LANCE_START, lance=enum_from_proto(Lance, msg.lance_start.lance))
+    if which == "deje":
+        return Event(EventKind.DEJE, team=msg.deje.team, value=msg.deje.points)
+    if which == "lance_end":
+        e = msg.lance_end
+        return Event(
+            EventKind.LANCE_END,
+            lance=enum_from_proto(Lance, e.lance),
+            outcome=enum_from_proto(LanceOutcome, e.outcome),
+        )
+    if which == "signal":
+        return Event(EventKind.SIGNAL, seat=msg.signal.seat, sena=enum_from_proto(Sena, msg.signal.sena))
+    raise ConversionError("event has no kind set")
+
+
+# --------------------------------------------------------------------------- rules
+
+_RULES_CACHE: dict[bytes, Rules] = {}
+
+
+def rules_to_proto(rules: Rules) -> pb.Rules:
+    """:class:`Rules` as a ``mus.v1.Rules`` (``max_stake`` ``None`` -> 0)."""
+    out = pb.Rules(
+        players=rules.players,
+        kings=rules.kings,
+        target_points=rules.target_points,
+        games_to_win=rules.games_to_win,
+        vacas_to_win=rules.vacas_to_win,
+        juego_real=_TO_PB[rules.juego_real],
+        signals=_TO_PB[rules.signals],
+        interception_p=rules.interception_p,
+        signal_timing_rules=rules.signal_timing_rules,
+        mus_corrido=_TO_PB[rules.mus_corrido],
+        plural_answers_bind_partner=rules.plural_answers_bind_partner,
+        max_stake=rules.max_stake or 0,
+    )
+    if rules.max_mus_rounds is not None:
+        out.max_mus_rounds = rules.max_mus_rounds
+    return out
+
+
+def rules_from_proto(msg: pb.Rules) -> Rules:
+    """A ``mus.v1.Rules`` as :class:`Rules`. Cached: every request of a match repeats them.
+
+    Raises:
+        ConversionError: an unspecified enum.
+    """
+    key = msg.SerializeToString(deterministic=True)
+    cached = _RULES_CACHE.get(key)
+    if cached is not None:
+        return cached
+    rules = Rules(
+        players=msg.players,
+        kings=msg.kings,
+        target_points=msg.target_points,
+        games_to_win=msg.games_to_win,
+        vacas_to_win=msg.vacas_to_win,
+        juego_real=enum_from_proto(JuegoReal, msg.juego_real, "rules.juego_real"),
+        signals=enum_from_proto(SignalMode, msg.signals, "rules.signals"),
+        interception_p=msg.interception_p,
+        signal_timing_rules=msg.signal_timing_rules,
+        mus_corrido=enum_from_proto(MusCorrido, msg.mus_corrido, "rules.mus_corrido"),
+        plural_answers_bind_partner=msg.plural_answers_bind_partner,
+        max_stake=msg.max_stake or None,
+        max_mus_rounds=msg.max_mus_rounds if msg.HasField("max_mus_rounds") else None,
+    )
+    if len(_RULES_CACHE) > 32:
+        _RULES_CACHE.clear()
+    _RULES_CACHE[key] = rules
+    return rules
+
+
+# --------------------------------------------------------------------------- observation
+
+
+def live_bet_to_proto(bet: LiveBet) -> svc_pb.LiveBet:
+    """A :class:`LiveBet` as a ``mus.v1.LiveBet``."""
+    return svc_pb.LiveBet(
+        team=bet.team, seat=bet.seat, stake=bet.stake, deje=bet.deje, is_ordago=bet.is_ordago
+    )
+
+
+def live_bet_from_proto(msg: svc_pb.LiveBet) -> LiveBet:
+    """A ``mus.v1.LiveBet`` as a :class:`LiveBet`."""
+    return LiveBet(team=msg.team, seat=msg.seat, stake=msg.stake, deje=msg.deje, is_ordago=msg.is_ordago)
+
+
+def observation_from_proto(msg: svc_pb.DecisionRequest) -> Observation:
+    """A ``mus.v1.DecisionRequest`` as an :class:`Observation`.
+
+    The history is converted lazily, on first access (most bots never read it).
+
+    Raises:
+        ConversionError: an unspecified phase or enum, or a bad card or action.
+    """
+    phase = msg.phase
+    if not 1 <= phase <= 4:
+        raise ConversionError(f"decision request {msg.request_id}: bad or unspecified phase {phase}")
+    lance = msg.lance
+    return Observation(
+        request_id=msg.request_id,
+        match_id=msg.match_id,
+        seat=msg.seat,
+        phase=_PHASES[phase],
+        lance=_LANCES[lance] if 0 < lance <= 5 else None,
+        cards=cards_from_proto(msg.cards),
+        legal=legal_actions_from_proto(msg.legal_actions),
+        mano=msg.mano,
+        dealer=msg.dealer,
+        scores=tuple(msg.scores),
+        history=LazyHistory(msg.history, event_from_proto),
+        rules=rules_from_proto(msg.rules),
+        game=msg.game,
+        hand=msg.hand,
+        games_won=tuple(msg.games_won),
+        vacas_won=tuple(msg.vacas_won),
+        target_points=msg.target_points,
+        discard_round=msg.discard_round,
+        bet=live_bet_from_proto(msg.bet) if msg.HasField("bet") else None,
+        legal_senas=tuple(enum_from_proto(Sena, s) for s in msg.legal_senas),
+        deadline_ms=msg.deadline_ms,
+        time_bank_ms=msg.time_bank_ms,
+    )
+
+
+_PHASES = (None, *Phase)
+_LANCES = (None, *Lance)
+
+
+def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:
+    """An :class:`Observation` as a ``mus.v1.DecisionRequest``."""
+    out = svc_pb.DecisionRequest(
+        request_id=obs.request_id,
+        match_id=obs.match_id,
+        seat=obs.seat,
+        phase=_TO_PB[obs.phase],
+        lance=_TO_PB[obs.lance] if obs.lance is not None else cast(Any, 0),
+        mano=obs.mano,
+        dealer=obs.dealer,
+        scores=obs.scores,
+        game=obs.game,
+        hand=obs.hand,
+        games_won=obs.games_won,
+        vacas_won=obs.vacas_won,
+        target_points=obs.target_points,
+        discard_round=obs.discard_round,
+        legal_senas=[_TO_PB[s] for s in obs.legal_senas],
+        deadline_ms=obs.deadline_ms,
+        time_bank_ms=obs.time_bank_ms,
+    )
+    _extend_cards(out.cards, obs.cards)
+    for entry in obs.legal:
+        _fill_legal(out.legal_actions.add(), entry)
+    out.history.extend(event_to_proto(e) for e in obs.history)
+    out.rules.CopyFrom(rules_to_proto(obs.rules))
+    if obs.bet is not None:
+        out.bet.CopyFrom(live_bet_to_proto(obs.bet))
+    return out
+
+
+# --------------------------------------------------------------------------- match lifecycle
+
+
+def match_info_to_proto(info: MatchInfo) -> svc_pb.MatchStart:
+    """A :class:`MatchInfo` as a ``mus.v1.MatchStart``."""
+    out = svc_pb.MatchStart(
+        match_id=info.match_id,
+        seat=info.seat,
+        partner_seats=info.partners,
+        num_seats=info.num_seats,
+        scores=info.scores,
+        games_won=info.games_won,
+        time_bank_ms=info.time_bank_ms,
+        decision_deadline_ms=info.decision_deadline_ms,
+        protocol_version=info.protocol_version,
+        seat_names=info.seat_names,
+    )
+    out.rules.CopyFrom(rules_to_proto(info.rules))
+    return out
+
+
+def match_info_from_proto(msg: svc_pb.MatchStart) -> MatchInfo:
+    """A ``mus.v1.MatchStart`` as a :class:`MatchInfo`."""
+    return MatchInfo(
+        match_id=msg.match_id,
+        seat=msg.seat,
+        partners=tuple(msg.partner_seats),
+        num_seats=msg.num_seats,
+        rules=rules_from_proto(msg.rules),
+        scores=tuple(msg.scores),
+        games_won=tuple(msg.games_won),
+        time_bank_ms=msg.time_bank_ms,
+        decision_deadline_ms=msg.decision_deadline_ms,
+        protocol_version=msg.protocol_version,
+        seat_names=tuple(msg.seat_names),
+    )
+
+
+def _set_opt(msg: Any, name: str, value: int | None) -> None:
+    if value is not None:
+        setattr(msg, name, value)
+
+
+def _get_opt(msg: Any, name: str) -> int | None:
+    return getattr(msg, name) if msg.HasField(name) else None
+
+
+def hand_summary_to_proto(summary: HandSummary) -> svc_pb.HandEnd:
+    """A :class:`HandSummary` as a ``mus.v1.HandEnd`` (result plus games won)."""
+    out = svc_pb.HandEnd(games_won=summary.games_won)
+    r = out.result
+    r.game, r.hand, r.dealer, r.mano = summary.game, summary.hand, summary.dealer, summary.mano
+    for hand in summary.hands:
+        _extend_cards(r.hands.add().cards, hand)
+    for lr in summary.lances:
+        m = r.lances.add(
+            lance=_TO_PB[lr.lance],
+            outcome=_TO_PB[lr.outcome],
+            stake=lr.stake,
+            deje=lr.deje,
+            points=lr.points,
+            stake_points=lr.stake_points,
+            value_points=lr.value_points,
+            counted=lr.counted,
+        )
+        _set_opt(m, "bet_team", lr.bet_team)
+        _set_opt(m, "winner_seat", lr.winner_seat)
+        _set_opt(m, "winner_team", lr.winner_team)
+    r.scores_before.extend(summary.scores_before)
+    r.scores_after.extend(summary.scores_after)
+    r.game_over = summary.game_over
+    _set_opt(r, "game_winner", summary.game_winner)
+    r.ended_by = summary.ended_by
+    r.has_pares.extend(summary.declarations.get("pares", ()))
+    r.has_juego.extend(summary.declarations.get("juego", ()))
+    return out
+
+
+def hand_summary_from_proto(msg: svc_pb.HandEnd) -> HandSummary:
+    """A ``mus.v1.HandEnd`` as a :class:`HandSummary`.
+
+    Raises:
+        ConversionError: an unspecified enum or a bad card.
+    """
+    r = msg.result
+    declarations: dict[str, tuple[bool, ...]] = {}
+    if r.has_pares:
+        declarations["pares"] = tuple(r.has_pares)
+    if r.has_juego:
+        declarations["juego"] = tuple(r.has_juego)
+    return HandSummary(
+        game=r.game,
+        hand=r.hand,
+        dealer=r.dealer,
+        mano=r.mano,
+        hands=tuple(cards_from_proto(h.cards) for h in r.hands),
+        lances=tuple(
+            LanceResult(
+                lance=enum_from_proto(Lance, m.lance),
+                outcome=enum_from_proto(LanceOutcome, m.outcome),
+                stake=m.stake,
+                bet_team=_get_opt(m, "bet_team"),
+                deje=m.deje,
+                winner_seat=_get_opt(m, "winner_seat"),
+                winner_team=_get_opt(m, "winner_team"),
+                points=m.points,
+                stake_points=m.stake_points,
+                value_points=m.value_points,
+                counted=m.counted,
+            )
+            for m in r.lances
+        ),
+        scores_before=tuple(r.scores_before),
+        scores_after=tuple(r.scores_after),
+        game_over=r.game_over,
+        game_winner=_get_opt(r, "game_winner"),
+        ended_by=r.ended_by,
+        declarations=declarations,
+        games_won=tuple(msg.games_won),
+    )
+
+
+def match_result_to_proto(result: MatchResult) -> svc_pb.MatchEnd:
+    """A :class:`MatchResult` as a ``mus.v1.MatchEnd``."""
+    out = svc_pb.MatchEnd(
+        games_won=result.games_won,
+        reason=_TO_PB[result.reason],
+        detail=result.detail,
+        vacas_won=result.vacas_won,
+    )
+    _set_opt(out, "winner_team", result.winner_team)
+    return out
+
+
+def match_result_from_proto(msg: svc_pb.MatchEnd) -> MatchResult:
+    """A ``mus.v1.MatchEnd`` as a :class:`MatchResult`.
+
+    Raises:
+        ConversionError: an unspecified reason.
+    """
+    return MatchResult(
+        games_won=tuple(msg.games_won),
+        winner_team=_get_opt(msg, "winner_team"),
+        reason=enum_from_proto(MatchEndReason, msg.reason, "match_end.reason"),
+        detail=msg.detail,
+        vacas_won=tuple(msg.vacas_won),
+    )
+
+
+# --------------------------------------------------------------------------- decisions and info
+
+
+def decision_to_proto(request_id: int, action: Action, sena: Sena | None = None) -> svc_pb.Decision:
+    """The answer to request ``request_id``: ``action``, with an optional seña."""
+    out = svc_pb.Decision(request_id=request_id)
+    fill_action(out.action, action)
+    if sena is not None:
+        out.sena = _TO_PB[sena]
+    return out
+
+
+def decision_from_proto(msg: svc_pb.Decision) -> tuple[int, Action, Sena | None]:
+    """A ``mus.v1.Decision`` as ``(request_id, action, sena or None)``.
+
+    Raises:
+        ConversionError: no action kind, a bad card, or an unspecified seña.
+    """
+    sena = enum_from_proto(Sena, msg.sena, "decision.sena") if msg.HasField("sena") else None
+    return msg.request_id, action_from_proto(msg.action), sena
+
+
+def bot_info_to_proto(
+    info: BotInfo, protocol_versions: Iterable[int] = handshake.SUPPORTED_APP_PROTOCOL_VERSIONS, sdk: str = ""
+) -> svc_pb.GetInfoResponse:
+    """A :class:`BotInfo` as a ``mus.v1.GetInfoResponse``."""
+    return svc_pb.GetInfoResponse(
+        name=info.name,
+        version=info.version,
+        author=info.author,
+        protocol_versions=list(protocol_versions),
+        sdk=sdk,
+    )
+
+
+def bot_info_from_proto(msg: svc_pb.GetInfoResponse) -> tuple[BotInfo, tuple[int, ...], str]:
+    """A ``mus.v1.GetInfoResponse`` as ``(BotInfo, protocol versions, sdk)``."""
+    return BotInfo(msg.name, msg.version, msg.author), tuple(msg.protocol_versions), msg.sdk

@@ -1,0 +1,241 @@
+"""Serving a :class:`~mus_sdk.Bot` over gRPC: the go-plugin style process contract.
+
+:func:`serve` is what a bot file calls last. It checks the arena's cookie, negotiates
+the protocol version, binds ``127.0.0.1:0`` (or a unix socket in
+``$MUS_ARENA_SOCKET_DIR``), prints the announce line, and serves ``mus.v1.BotService``
+until the arena calls ``Shutdown`` (or sends SIGTERM, or goes away).
+
+:class:`BotServicer` and :func:`start_server` are public so that tests and the arena
+can host a bot in a thread of their own process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from typing import Any, NoReturn
+
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
+from mus.v1 import bot_service_pb2 as svc_pb
+from mus.v1 import bot_service_pb2_grpc as svc_grpc
+
+from mus_sdk import handshake
+from mus_sdk._version import SDK_ID
+from mus_sdk.bot import Bot, split_decision
+from mus_sdk.convert import (
+    bot_info_to_proto,
+    fill_action,
+    hand_summary_from_proto,
+    match_info_from_proto,
+    match_result_from_proto,
+    observation_from_proto,
+)
+
+__all__ = ["BotServicer", "serve", "start_server"]
+
+_SENA_TO_PB = 1  # proto Sena number = SDK Sena value + 1 (0 is SENA_UNSPECIFIED)
+
+_NOT_FROM_ARENA = """\
+This is a mus-arena bot ({name}). It is meant to be started by the arena, which
+connects to it over gRPC, not run by hand. Run it with `mus match ...` (see
+docs/sdk.md), or test it in-process by calling its decide() method directly.
+"""
+
+
+class BotServicer(svc_grpc.BotServiceServicer):
+    """The ``mus.v1.BotService`` implementation around one :class:`Bot`.
+
+    It only translates: protobuf in, SDK values to the bot's methods, protobuf out. An
+    exception in bot code is printed to stderr and never kills the server; a failed
+    decision is simply not answered, so the arena applies its timeout/fault policy.
+    """
+
+    def __init__(self, bot: Bot, on_shutdown: Callable[[], None] | None = None) -> None:
+        self._bot = bot
+        self._on_shutdown = on_shutdown
+        # Serialises bot calls if the arena ever opens several streams to one process;
+        # uncontended, it costs well under a microsecond per decision.
+        self._lock = threading.Lock()
+
+    def GetInfo(
+        self, request: svc_pb.GetInfoRequest, context: grpc.ServicerContext
+    ) -> svc_pb.GetInfoResponse:
+        """Answers with the bot's info and the protocol versions of this SDK."""
+        try:
+            info = self._bot.info()
+        except Exception:
+            _report("info()")
+            context.abort(grpc.StatusCode.INTERNAL, "the bot's info() raised; see its stderr")
+        return bot_info_to_proto(info, handshake.SUPPORTED_APP_PROTOCOL_VERSIONS, SDK_ID)
+
+    def Play(
+        self, request_iterator: Iterator[svc_pb.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[svc_pb.PlayResponse]:
+        """Plays one match: answers each decision request, calls hooks on notifications."""
+        bot = self._bot
+        lock = self._lock
+        PlayResponse = svc_pb.PlayResponse
+        for request in request_iterator:
+            which = request.WhichOneof("message")
+            if which == "decision_request":
+                msg = request.decision_request
+                try:
+                    obs = observation_from_proto(msg)
+                    with lock:
+                        decision = bot.decide(obs)
+                    action, sena = split_decision(decision)
+                    response = PlayResponse()
+                    out = response.decision
+                    out.request_id = msg.request_id
+                    fill_action(out.action, action)
+                    if sena is not None:
+                        out.sena = sena + _SENA_TO_PB  # type: ignore[assignment]
+                except Exception:
+                    _report(f"decide() for request {msg.request_id}")
+                    continue  # no answer: the arena's deadline and fault policy apply
+                yield response
+            elif which == "match_start":
+                self._hook("on_match_start()", bot.on_match_start, match_info_from_proto, request.match_start)
+            elif which == "hand_end":
+                self._hook("on_hand_end()", bot.on_hand_end, hand_summary_from_proto, request.hand_end)
+            elif which == "match_end":
+                self._hook("on_match_end()", bot.on_match_end, match_result_from_proto, request.match_end)
+            # An unknown message comes from a newer arena: ignore it (forward compatibility).
+
+    def _hook(
+        self, what: str, method: Callable[[Any], None], convert: Callable[[Any], Any], msg: Any
+    ) -> None:
+        try:
+            value = convert(msg)
+            with self._lock:
+                method(value)
+        except Exception:
+            _report(what)
+
+    def Shutdown(
+        self, request: svc_pb.ShutdownRequest, context: grpc.ServicerContext
+    ) -> svc_pb.ShutdownResponse:
+        """Answers, then asks the serving loop to stop and exit."""
+        if self._on_shutdown is not None:
+            self._on_shutdown()
+        return svc_pb.ShutdownResponse()
+
+
+def _report(what: str) -> None:
+    """Print the current exception to stderr; the arena drains it into the bot's log."""
+    sys.stderr.write(f"mus_sdk: exception in bot {what}:\n{traceback.format_exc()}")
+    sys.stderr.flush()
+
+
+def start_server(
+    bot: Bot,
+    *,
+    socket_dir: str | None = None,
+    max_workers: int = 4,
+    on_shutdown: Callable[[], None] | None = None,
+) -> tuple[grpc.Server, handshake.Announce]:
+    """Start a gRPC server for ``bot`` on ``127.0.0.1:0`` or a unix socket in ``socket_dir``.
+
+    Returns the started server and its announce value (``announce.target`` is the
+    channel target). The caller stops the server (``server.stop(grace)``) and, for a
+    unix socket, removes the socket file at ``announce.address``.
+
+    Raises:
+        RuntimeError: the address could not be bound (the kernel gave port 0, the socket
+            path is too long, or the directory does not exist).
+    """
+    # A few workers suffice: one per open Play stream plus the odd unary call.
+    pool = futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mus-bot")
+    options: list[tuple[str, Any]] = [("grpc.so_reuseport", 0)]
+    server = grpc.server(pool, options=options)
+    svc_grpc.add_BotServiceServicer_to_server(BotServicer(bot, on_shutdown), server)  # type: ignore[no-untyped-call]
+    if socket_dir:
+        path = os.path.join(os.path.abspath(socket_dir), f"mus-bot-{os.getpid()}-{id(server):x}.sock")
+        if len(path.encode()) > 100:  # sun_path is 108 bytes on Linux, 104 on macOS
+            raise RuntimeError(f"unix socket path too long ({len(path)} bytes): {path}")
+        if os.path.exists(path):
+            os.unlink(path)
+        server.add_insecure_port(f"unix:{path}")  # raises RuntimeError on failure
+        announce = handshake.Announce(
+            handshake.CORE_PROTOCOL_VERSION, handshake.APP_PROTOCOL_VERSION, handshake.NETWORK_UNIX, path
+        )
+    else:
+        port = server.add_insecure_port("127.0.0.1:0")
+        if not port:  # grpc reports some bind failures as port 0 (grpc issue #13096)
+            raise RuntimeError("could not bind 127.0.0.1:0")
+        announce = handshake.Announce(
+            handshake.CORE_PROTOCOL_VERSION,
+            handshake.APP_PROTOCOL_VERSION,
+            handshake.NETWORK_TCP,
+            f"127.0.0.1:{port}",
+        )
+    server.start()
+    return server, announce
+
+
+def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
+    """Serve ``bot`` to the arena that started this process; never returns.
+
+    Steps (STYLE.md §3): check :data:`~mus_sdk.handshake.COOKIE_ENV` (without it, print
+    a friendly message and exit 1); pick the newest protocol version both sides speak
+    (exit 1 if none); ignore SIGINT, since the arena owns the process's lifetime; bind
+    and print the announce line to stdout; serve until ``Shutdown``, SIGTERM, or the
+    parent process going away; then stop gracefully and exit 0.
+    """
+    env = os.environ
+    if env.get(handshake.COOKIE_ENV) != handshake.COOKIE_VALUE:
+        sys.stderr.write(_NOT_FROM_ARENA.format(name=_safe_name(bot)))
+        sys.exit(1)
+    try:
+        version = handshake.negotiate(handshake.parse_versions(env.get(handshake.PROTOCOL_VERSIONS_ENV)))
+    except handshake.HandshakeError as exc:
+        sys.stderr.write(f"mus_sdk: {exc}\n")
+        sys.exit(1)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        server, announce = start_server(
+            bot,
+            socket_dir=env.get(handshake.SOCKET_DIR_ENV) or None,
+            max_workers=max_workers,
+            on_shutdown=stop.set,
+        )
+    except RuntimeError as exc:
+        sys.stderr.write(f"mus_sdk: cannot serve: {exc}\n")
+        sys.exit(1)
+    line = handshake.format_line(announce.network, announce.address, app_version=version)
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+    parent = os.getppid()
+    # Poll instead of blocking forever: a signal handler only runs between bytecodes of
+    # the main thread, and an orphaned bot (arena killed with SIGKILL) must notice.
+    while not stop.wait(0.5):
+        if os.getppid() != parent:
+            break
+    server.stop(grace=1.0).wait(3.0)
+    if announce.network == handshake.NETWORK_UNIX:
+        try:
+            os.unlink(announce.address)
+        except OSError:
+            pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # A decide() stuck in a worker thread would block interpreter exit; give atexit
+    # handlers a moment, then leave regardless.
+    threading.Timer(3.0, os._exit, args=(0,)).start()
+    sys.exit(0)
+
+
+def _safe_name(bot: Bot) -> str:
+    try:
+        return bot.info().name
+    except Exception:
+        return type(bot).__name__
