@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml sdk/pyproject.toml
 	touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/mus demo
+	$(VENV)/bin/mus league leagues/demo.toml --out out/demo-$$(date +%Y%m%d-%H%M%S)
 
 lint: setup
 	$(VENV)/bin/ruff check arena sdk/mus_sdk bots tests bench
@@ -28,6 +28,9 @@ test: setup lint typecheck
 
 bench: setup
 	$(PY) bench/engine.py
+	$(PY) bench/protocol.py
+	$(PY) bench/strength.py
+	$(PY) bench/league.py
 
 proto: setup
 	$(PY) sdk/generate.py

@@ -26,7 +26,7 @@ class HandLogWriter:
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
         self.path = path
-        self._f: IO[str] | None = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._f: IO[str] | None = open(path, "w", encoding="utf-8")
         self.write({"type": "header", "schema": SCHEMA_VERSION, "arena_version": __version__, **header})
 
     def write(self, record: dict[str, Any]) -> None:
@@ -75,7 +75,7 @@ class HandLogError(ValueError):
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """Yield ``(line number, record or None, error)`` for each non-empty line."""
     try:
-        f = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+        f = open(path, encoding="utf-8", errors="replace")
     except OSError as exc:
         raise HandLogError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with f:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import demo, scenario
+from arena.cli import check, demo, league, match, replay, scenario
 from arena.log_setup import configure_logging
 
 app = typer.Typer(
@@ -42,12 +42,18 @@ def main(
 ) -> None:
     """mus-arena: a referee and arena for Mus bots.
 
-    Start with `mus scenario FILE` to play a scripted hand, or `mus demo`.
+    Start with `mus check BOT` on your bot, then `mus match BOT BOT`; run a league with
+    `mus league CONFIG --out DIR`; debug with `mus replay LOG`; settle a rule with
+    `mus scenario FILE`. Exit codes: 0 ok, 1 a failure was found, 2 bad input.
     """
     if log_format not in ("auto", "console", "json"):
         raise typer.BadParameter("must be auto, console or json", param_hint="--log-format")
     configure_logging(log_format, verbose)  # type: ignore[arg-type]
 
 
+app.command("match")(match.match)
+app.command("league")(league.league)
+app.command("replay")(replay.replay_cmd)
+app.command("check")(check.check)
 app.command("scenario")(scenario.scenario)
 app.command("demo")(demo.demo)

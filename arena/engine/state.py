@@ -147,8 +147,8 @@ class MusState:
     __slots__ = (
         "_discard_seq",
         "_legal_cache",
-        "_rng",
         "_reshuffle_rng",
+        "_rng",
         "_seed",
         "_sig_rng",
         "_table",

@@ -226,12 +226,15 @@ def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
             os.unlink(announce.address)
         except OSError:
             pass
+    # The server is stopped. Leave now: the interpreter's normal exit joins the gRPC
+    # worker threads, which can take seconds (or forever, with a decide() stuck in bot
+    # code). Run the bot's atexit handlers ourselves, flush, and exit at once.
+    import atexit
+
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
-    # A decide() stuck in a worker thread would block interpreter exit; give atexit
-    # handlers a moment, then leave regardless.
-    threading.Timer(3.0, os._exit, args=(0,)).start()
-    sys.exit(0)
+    os._exit(0)
 
 
 def _safe_name(bot: Bot) -> str:

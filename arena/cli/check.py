@@ -1,0 +1,35 @@
+"""``mus check BOT``: the conformance test for bot authors."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import EXIT_FAILURE, fail
+from arena.remote.manifest import ManifestError
+
+
+def check(
+    bot: Annotated[str, typer.Argument(help="A bot manifest, a folder with bot.toml, or host:port of a running bot.")],
+    decision_ms: Annotated[int, typer.Option(min=1, help="Deadline of one decision (ms).")] = 2000,
+) -> None:
+    """Check that a bot follows the protocol, in numbered steps.
+
+    1 starts · 2 announces its address · 3 answers GetInfo · 4 answers a decision
+    within its deadline (and legally) · 5 answers only legal actions across a full
+    match against itself · 6 handles the notifications · 7 shuts down when asked.
+    Stops at the first failing step and prints the bot's last stderr lines.
+    Exit codes: 0 all steps pass; 1 a step failed; 2 no such bot.
+    """
+    from arena.check import run_check
+
+    try:
+        results = run_check(bot, typer.echo, decision_ms)
+    except ManifestError as exc:
+        fail(str(exc))
+    passed = sum(r.ok for r in results)
+    failed = [r for r in results if not r.ok]
+    typer.echo(f"{passed} passed, {len(failed)} failed")
+    if failed:
+        raise typer.Exit(EXIT_FAILURE)

@@ -1,0 +1,57 @@
+"""Helpers shared by the command modules: error exits, tables."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena.league.standings import Standings
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+"""The run worked but found a failure (a mismatch, a failed check step, a failed expectation)."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a malformed file, an unusable path, a bot that cannot start."""
+EXIT_INTERRUPTED = 130
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def standings_table(standings: Standings, title: str = "Standings") -> Table:
+    """The standings as a rich table."""
+    table = Table(title=title)
+    for col, justify in (("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"),
+                         ("W-L", "right"), ("games", "right"), ("stones", "right"), ("st/hand", "right"),
+                         ("faults", "right")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for i, e in enumerate(standings.entries, start=1):
+        table.add_row(
+            str(i), e.name, f"{e.rating:.0f}", f"{e.rating_low:.0f}–{e.rating_high:.0f}", f"{e.wins}-{e.losses}",
+            f"{e.games_won}-{e.games_lost}", f"{e.stones_for}-{e.stones_against}", f"{e.stones_per_hand:+.2f}",
+            str(e.faults),
+        )
+    return table
+
+
+def crosstable(standings: Standings) -> Table:
+    """Match wins of each row entry against each column entry."""
+    names = [e.name for e in standings.entries]
+    table = Table(title="Crosstable (match wins, row against column)")
+    table.add_column("entry")
+    for n in names:
+        table.add_column(n, justify="right")
+    for a in names:
+        table.add_row(a, *("—" if a == b else f"{standings.cross[a].get(b, 0)}-{standings.cross[b].get(a, 0)}" for b in names))
+    return table
+
+
+def console() -> Console:
+    """A console on stdout."""
+    return Console()

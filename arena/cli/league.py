@@ -1,0 +1,73 @@
+"""``mus league CONFIG``: a round-robin league of bot processes."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from arena.cli.common import EXIT_INTERRUPTED, console, crosstable, fail, standings_table
+from arena.league.config import LeagueConfigError, load_league
+from arena.league.runner import LeagueError, run_league
+from arena.remote.process import stop_all_bots
+
+
+def league(
+    config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="League file (TOML; see docs/league.md).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (must not exist, unless --resume).")],
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel (default: the file's jobs).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Override the league seed (the same seed reproduces the league).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+) -> None:
+    """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
+
+    Writes to --out: results.jsonl (one line per match, saved as each match ends),
+    logs/<match>.jsonl (hand logs), bots/ (bot stdout/stderr), standings.json and
+    standings.csv. Ctrl-C stops cleanly; continue with --resume.
+    Exit codes: 0 done; 2 bad league file or output folder; 130 interrupted.
+    """
+    try:
+        config = load_league(config_file)
+    except LeagueConfigError as exc:
+        fail(str(exc))
+    if seed is not None:
+        from dataclasses import replace
+
+        config = replace(config, seed=seed)
+    stop = threading.Event()
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), disable=not progress, transient=True)
+    task = bar.add_task(f"league {config.name}", total=None)
+
+    def on_match(outcome, done: int, total: int) -> None:  # type: ignore[no-untyped-def]
+        bar.update(task, completed=done, total=total)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        with bar:
+            run = run_league(config, out, jobs=jobs, resume=resume, on_match=on_match, stop=stop)
+    except LeagueError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        stop_all_bots()
+        typer.echo(f"\ninterrupted: finished matches are saved in {out}; continue with --resume", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    out_console = console()
+    out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))
+    out_console.print(crosstable(run.standings))
+    typer.echo(f"played now: {run.played_now}; results, logs and standings in {out}/")

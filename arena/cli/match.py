@@ -1,0 +1,96 @@
+"""``mus match BOT...``: one match between bot processes."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, fail
+from arena.engine import Rules
+from arena.league.runmatch import Seating, run_match
+from arena.referee.match import MatchConfig
+from arena.remote.manifest import ManifestError, parse_bot_spec
+from arena.remote.process import stop_all_bots
+
+
+def load_rules(path: Path | None, overrides: dict[str, object]) -> Rules:
+    """Rules from a TOML file (its [rules] table, or the whole file) plus command-line overrides."""
+    data: dict[str, object] = {}
+    if path is not None:
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            fail(f"{path}: cannot read: {exc.strerror or exc}")
+        except tomllib.TOMLDecodeError as exc:
+            fail(f"{path}: not valid TOML: {exc}")
+        data = dict(doc.get("rules", doc))
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Rules.from_mapping(data)
+    except ValueError as exc:
+        fail(f"{path or 'options'}: {exc}")
+
+
+def match(
+    bots: Annotated[list[str], typer.Argument(help="2 bots (each team: two instances of one) or one per seat (S0 S1 S2 S3…); a manifest, a folder with bot.toml, or host:port.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the hand log and bot logs (created if needed).")] = Path("out/match"),
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 0,
+    rules_file: Annotated[Path | None, typer.Option("--rules", help="TOML file with a [rules] table (RULES.md §12 keys).")] = None,
+    games: Annotated[int | None, typer.Option(help="Games to win the match (rules.games_to_win).")] = None,
+    target: Annotated[int | None, typer.Option(help="Stones to win a game (rules.target_points).")] = None,
+    decision_ms: Annotated[int, typer.Option(min=1, help="Deadline of one decision (ms).")] = 2000,
+    time_bank_ms: Annotated[int, typer.Option(min=1, help="Time each seat may use over the match (ms).")] = 120_000,
+    max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
+    match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Play one match between bot processes and write its hand log.
+
+    With two bots, each team is two processes of one bot (bot 1 at S0/S2, bot 2 at
+    S1/S3). Exit codes: 0 the match was played (whatever its result); 2 a bot could not
+    be found or started, or bad options; 130 interrupted.
+    """
+    rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
+    n = rules.players
+    try:
+        specs = [parse_bot_spec(b) for b in bots]
+    except ManifestError as exc:
+        fail(str(exc))
+    if len(specs) == 2 and n >= 4:
+        specs = [specs[s & 1] for s in range(n)]
+    if len(specs) != n:
+        fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
+    mid = match_id or f"match-{seed}"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{out}: cannot create: {exc.strerror or exc}")
+    if (out / f"{mid}.jsonl").exists():
+        fail(f"{out / (mid + '.jsonl')} exists; choose another --out or --match-id")
+    config = MatchConfig(rules=rules, seed=seed, match_id=mid, decision_ms=decision_ms,
+                         time_bank_ms=time_bank_ms, max_faults=max_faults)
+    try:
+        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out)
+    except KeyboardInterrupt:
+        stop_all_bots()
+        typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    res = outcome.result
+    if json_out:
+        typer.echo(json.dumps(outcome.to_json(), indent=2))
+    else:
+        names = outcome.seating.teams
+        if outcome.start_error:
+            typer.echo(f"bot start failure:\n{outcome.start_error}", err=True)
+        winner = f"team {res.winner_team} ({' + '.join(names[res.winner_team])})" if res.winner_team is not None else "nobody"
+        typer.echo(f"{mid}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
+                   f"{res.reason}{': ' + res.detail if res.detail else ''}")
+        for f in res.faults:
+            typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
+        typer.echo(f"hand log: {outcome.log_path}")
+    if outcome.start_error and res.hands == 0:
+        raise typer.Exit(EXIT_BAD_INPUT)

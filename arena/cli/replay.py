@@ -1,0 +1,66 @@
+"""``mus replay LOG``: show a logged match hand by hand, verify it, or re-ask a bot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import EXIT_FAILURE, fail
+from arena.handlog import HandLogError, read_log
+from arena.replay import format_hand, replay, verify
+
+
+def replay_cmd(
+    log_file: Annotated[Path, typer.Argument(metavar="LOG", help="A hand log (<match>.jsonl).")],
+    hand: Annotated[int | None, typer.Option("--hand", help="Show only hand N (numbered from 0 in the match).")] = None,
+    seat: Annotated[int | None, typer.Option("--seat", help="Show only what seat S saw (its cards, public actions, señas it saw).")] = None,
+    check: Annotated[bool, typer.Option("--verify", help="Re-play through the engine and report every mismatch (exit 1 if any).")] = False,
+    against: Annotated[str | None, typer.Option("--against", help="Re-send --seat's decision requests to this bot and list where it now answers differently.")] = None,
+) -> None:
+    """Show a match hand by hand: the cards of each seat, every action in order, señas, scoring.
+
+    A corrupt line is reported with its number and the rest is still shown.
+    Exit codes: 0 ok; 1 --verify found a mismatch (or --against found differences); 2 unreadable log.
+    """
+    try:
+        log = read_log(log_file)
+    except HandLogError as exc:
+        fail(str(exc))
+    for err in log.errors:
+        typer.echo(f"warning: {log_file}: {err} (skipped)", err=True)
+    if against is not None:
+        if seat is None:
+            fail("--against needs --seat (whose decisions to re-send)")
+        from arena.check import replay_against
+
+        try:
+            diffs, asked = replay_against(log, seat, against)
+        except Exception as exc:  # a bot that cannot start, a bad spec
+            fail(str(exc))
+        for d in diffs:
+            typer.echo(d)
+        typer.echo(f"{asked} decisions of S{seat} re-sent; {len(diffs)} answered differently")
+        raise typer.Exit(EXIT_FAILURE if diffs else 0)
+    if check:
+        problems = verify(log)
+        for p in problems:
+            typer.echo(f"MISMATCH: {p}")
+        typer.echo(f"{log_file}: {len(log.hands)} hands; " + ("verified: the engine agrees with every hand" if not problems else f"{len(problems)} problem(s)"))
+        raise typer.Exit(EXIT_FAILURE if problems else 0)
+    h = log.header
+    seats = ", ".join(f"S{s['seat']}={s.get('bot', '?')}" for s in h.get("seats", []))
+    typer.echo(f"match {h.get('match_id')} · seed {h.get('seed')} · {seats}")
+    shown = 0
+    for rh in replay(log):
+        if hand is None or rh.number == hand:
+            format_hand(rh, seat, typer.echo)
+            shown += 1
+    if hand is not None and shown == 0:
+        fail(f"no hand {hand} in {log_file} ({len(log.hands)} hands)")
+    if log.footer:
+        r = log.footer.get("result", {})
+        typer.echo(f"result: winner team {r.get('winner_team')}, games {r.get('games_won')}, {r.get('reason')}")
+    else:
+        typer.echo("no footer: the match did not finish (the log holds every finished hand)")

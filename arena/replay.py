@@ -1,0 +1,155 @@
+"""Replaying hand logs through the engine: verify them, show them, re-ask a bot.
+
+A log holds the seed and every action (señas included), so the engine reproduces the
+match exactly; :func:`replay` walks it hand by hand and reports every difference
+between what the log says and what the rules give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import (
+    Action,
+    EventKind,
+    IllegalActionError,
+    IllegalSignalError,
+    MusState,
+    Rules,
+    SeatView,
+    Sena,
+    format_cards,
+)
+from arena.handlog import HandLog
+from arena.results import result_to_json
+
+
+@dataclass
+class ReplayedStep:
+    """One logged step, re-applied."""
+
+    index: int
+    seat: int
+    action: str
+    sena: str | None
+    sena_visible: tuple[bool, ...]
+    """Per seat, whether that seat saw the seña."""
+    ms: float | None
+    fault: dict[str, Any] | None
+    view: SeatView | None = None
+    """The acting seat's view before the step (only when asked for)."""
+
+
+@dataclass
+class ReplayedHand:
+    """One logged hand, re-played."""
+
+    number: int
+    game: int
+    dealer: int
+    mano: int
+    hands: list[str]
+    steps: list[ReplayedStep]
+    logged_result: dict[str, Any]
+    result: Any = None
+    """The engine's HandResult for this hand (None if the replay broke off)."""
+    mismatches: list[str] = field(default_factory=list)
+
+
+def _rules(header: dict[str, Any]) -> Rules:
+    return Rules.from_mapping(dict(header.get("rules", {})))
+
+
+def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
+    """Re-play a log hand by hand; each hand carries its mismatches (empty when the
+    log agrees with the rules). Stops after a hand whose steps could not be applied."""
+    header = log.header
+    state = MusState.new(_rules(header), seed=int(header.get("seed", 0)), first_dealer=header.get("first_dealer"))
+    for rec in log.hands:
+        deal = rec.get("deal", {})
+        hand = ReplayedHand(
+            number=state.hand_no, game=state.game_no, dealer=state.dealer, mano=state.mano,
+            hands=[format_cards(h) for h in state.hands], steps=[], logged_result=rec.get("result", {}),
+        )
+        if rec.get("hand") != state.hand_no:
+            hand.mismatches.append(f"hand number: log {rec.get('hand')}, engine {state.hand_no}")
+        if deal and (deal.get("hands") != hand.hands or deal.get("dealer") != state.dealer):
+            hand.mismatches.append(f"hand {state.hand_no}: the deal differs from the seed's (log {deal.get('hands')}, engine {hand.hands})")
+        results_before = len(state.hand_results)
+        broken = False
+        for i, step in enumerate(rec.get("steps", [])):
+            seat = step.get("seat")
+            if seat != state.to_act:
+                hand.mismatches.append(f"hand {hand.number} step {i}: logged seat S{seat}, but S{state.to_act} is to act")
+                broken = True
+                break
+            view = state.view(seat) if with_views else None
+            visible: tuple[bool, ...] = ()
+            sena_name = step.get("sena")
+            try:
+                if sena_name:
+                    state.give_sena(seat, Sena[sena_name.upper()])
+                    visible = tuple(
+                        bool((h := state.view(s).history) and h[-1].kind is EventKind.SIGNAL and h[-1].seat == seat)
+                        for s in range(state.n)
+                    )
+                state.apply(Action.parse(step["action"]))
+            except (IllegalActionError, IllegalSignalError, ValueError, KeyError) as exc:
+                hand.mismatches.append(f"hand {hand.number} step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}")
+                broken = True
+                break
+            hand.steps.append(ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view))
+        if not broken:
+            if len(state.hand_results) == results_before:
+                hand.mismatches.append(f"hand {hand.number}: the logged steps do not finish the hand")
+                broken = True
+            else:
+                hand.result = state.hand_results[-1]
+                got = result_to_json(hand.result)
+                if got != hand.logged_result:
+                    diffs = [k for k in got if got.get(k) != hand.logged_result.get(k)]
+                    hand.mismatches.append(f"hand {hand.number}: result differs in {', '.join(diffs)}")
+        yield hand
+        if broken:
+            return
+
+
+def verify(log: HandLog) -> list[str]:
+    """Every mismatch between the log and a re-play through the engine (empty = valid)."""
+    problems = [f"corrupt {e}" for e in log.errors]
+    hands = 0
+    for hand in replay(log):
+        problems.extend(hand.mismatches)
+        hands += 1
+    if log.footer is not None:
+        res = log.footer.get("result", {})
+        if res.get("hands") is not None and res.get("hands") != len(log.hands):
+            problems.append(f"footer says {res.get('hands')} hands, the log holds {len(log.hands)}")
+    return problems
+
+
+def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str], None] = print) -> None:
+    """Print one replayed hand; with ``seat``, only what that seat saw before the showdown."""
+    echo(f"── hand {hand.number} (game {hand.game}) · dealer S{hand.dealer} · mano S{hand.mano}")
+    for s, cards in enumerate(hand.hands):
+        if seat is None or s == seat:
+            echo(f"   S{s} (T{s & 1}) dealt: {cards}")
+    for st in hand.steps:
+        action = st.action
+        if seat is not None and st.seat != seat and action.startswith("discard"):
+            action = f"discard {len(action.split()) - 1} cards"
+        sena = ""
+        if st.sena and (seat is None or st.seat == seat or (st.sena_visible and st.sena_visible[seat])):
+            sena = f"  [seña: {st.sena}]"
+        timing = f"  {st.ms:.1f} ms" if st.ms is not None else ""
+        fault = f"  FAULT {st.fault['kind']}: {st.fault.get('detail', '')}" if st.fault else ""
+        echo(f"   {st.index:>3}  S{st.seat}  {action}{sena}{timing}{fault}")
+    if hand.result is not None:
+        from arena.results import format_result
+
+        for line in format_result(hand.result).splitlines()[1:]:
+            echo("   " + line.strip() if line.startswith("  S") else "  " + line)
+    for m in hand.mismatches:
+        echo(f"   MISMATCH: {m}")
