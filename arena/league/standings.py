@@ -179,7 +179,7 @@ def compute_standings(
         if samples[n]:
             s = sorted(samples[n])
             e.rating_low = 1500 + SCALE * s[int(0.025 * (len(s) - 1))]
-            e.rating_high = 1500 + SCALE * s[int(math.ceil(0.975 * (len(s) - 1)))]
+            e.rating_high = 1500 + SCALE * s[math.ceil(0.975 * (len(s) - 1))]
         else:
             e.rating_low = e.rating_high = e.rating
     ordered = sorted(table.values(), key=lambda e: (-e.rating, -e.wins, e.name))
