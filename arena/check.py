@@ -110,6 +110,11 @@ def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: 
         if not step("answers only legal actions across a full match", not faults and result.reason == "completed",
                     f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
                     if not faults else f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}"):
+            culprit = players[faults[0].seat] if faults else None
+            if culprit is not None and culprit is not bot and getattr(culprit, "process", None) is not None:
+                echo(f"      stderr of the bot at S{faults[0].seat} (last lines):")
+                for line in culprit.process.stderr_tail():  # type: ignore[union-attr]
+                    echo(f"      | {line}")
             return results
         alive = bot.process.alive() if bot.process is not None else True
         step("handles the notifications (hand end, match end)", alive and bot._stream_dead is None,

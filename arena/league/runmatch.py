@@ -86,6 +86,11 @@ def run_match(
                 stack.callback(bot.close)
                 bots.append(bot)
                 try:
+                    bot.launch()  # all processes start together; connect() below waits for each
+                except BotStartError:
+                    pass  # reported by connect()
+            for seat, (spec, bot) in enumerate(zip(specs, bots, strict=True)):
+                try:
                     bot.connect()
                 except BotStartError as exc:
                     failed_teams.add(seat & 1)

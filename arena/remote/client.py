@@ -95,10 +95,23 @@ class RemoteBot:
         """
         return thread_loop().run_until_complete(self._connect(info_timeout_s))
 
+    def launch(self) -> None:
+        """Start the bot's process without waiting for it (several bots start at once);
+        :meth:`connect` then waits. Nothing to do for a bot at an address.
+
+        Raises:
+            BotStartError: the command cannot be run.
+        """
+        if isinstance(self.spec, BotManifest) and self.process is None:
+            process = BotProcess(self.spec, self.log_dir, self.label, self.socket_dir)
+            process.spawn()
+            self.process = process
+
     async def _connect(self, info_timeout_s: float) -> svc.GetInfoResponse:
         if isinstance(self.spec, BotManifest):
-            self.process = BotProcess(self.spec, self.log_dir, self.label, self.socket_dir)
-            target = self.process.start(self.start_timeout_s).target
+            self.launch()
+            assert self.process is not None
+            target = self.process.wait_announce(self.start_timeout_s).target
         else:
             assert isinstance(self.spec, BotAddress)
             target = self.spec.target
@@ -289,4 +302,5 @@ class RemoteBot:
     def restart(self) -> None:
         """Stop whatever is left of the bot and start it again."""
         self.close()
+        self.process = None
         self.connect()

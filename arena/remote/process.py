@@ -60,18 +60,30 @@ class BotProcess:
         return f"<BotProcess {self.label} pid={self.pid}>"
 
     def start(self, timeout_s: float = 10.0) -> handshake.Announce:
-        """Launch and wait for the announce line.
+        """Launch and wait for the announce line (:meth:`spawn` then :meth:`wait_announce`).
 
         Raises:
             BotStartError: the command is missing, the bot exits or times out before
                 announcing, or announces something unreadable.
+        """
+        self.spawn()
+        return self.wait_announce(timeout_s)
+
+    def spawn(self) -> None:
+        """Launch the process without waiting (so several bots can start at once).
+
+        Raises:
+            BotStartError: the command cannot be run.
         """
         m = self.manifest
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")}
         env.update(m.env)
         env.update(handshake.handshake_env(self.socket_dir))
         env["PYTHONUNBUFFERED"] = "1"
-        self.log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
             self.proc = subprocess.Popen(
                 m.command,
@@ -87,8 +99,18 @@ class BotProcess:
         _REGISTRY.add(self)
         self._spawn(self._drain_stdout, "stdout")
         self._spawn(self._drain_stderr, "stderr")
+
+    def wait_announce(self, timeout_s: float = 10.0) -> handshake.Announce:
+        """Wait for the announce line of a spawned bot and parse it.
+
+        Raises:
+            BotStartError: the bot exits or times out before announcing, or announces
+                something unreadable.
+        """
+        m = self.manifest
+        assert self.proc is not None, "spawn() first"
         deadline = time.monotonic() + timeout_s
-        while not self._line_ready.wait(0.05):
+        while not self._line_ready.wait(0.02):
             if self.proc.poll() is not None:
                 self._join_drains(0.5)
                 self.stop()
@@ -100,6 +122,12 @@ class BotProcess:
                 self.stop()
                 raise BotStartError(f"bot {m.name} did not announce its address within {timeout_s:.0f} s" + self._tail_text())
         line = self._first_line[0].decode("utf-8", "replace").strip() if self._first_line else ""
+        if not line and self.proc.poll() is not None:
+            self._join_drains(0.5)
+            self.stop()
+            raise BotStartError(
+                f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self._tail_text()
+            )
         try:
             self.announce = handshake.parse_line(line)
         except handshake.HandshakeError as exc:
