@@ -195,15 +195,28 @@ def parse(text: str) -> Scenario:
     raw_stock = hand.get("stock")
     stock_tokens: list[str] | None = None
     if raw_stock is not None:
-        stock_tokens = raw_stock.replace(",", " ").split() if isinstance(raw_stock, str) else [str(t) for t in raw_stock]
+        if isinstance(raw_stock, str):
+            stock_tokens = raw_stock.replace(",", " ").split()
+        elif isinstance(raw_stock, list):
+            stock_tokens = [str(t) for t in raw_stock]
+        else:
+            raise err("must be a string or a list of cards, from the top", "hand.stock", "hand", "stock")
     hands, stock = _resolve_cards(tokens, stock_tokens, err)
     steps = _parse_actions(hand.get("actions", ""), text, err)
     expect = data.get("expect", {})
     if not isinstance(expect, dict):
         raise err("must be a table", "expect")
-    for k in expect:
+    for k, v in expect.items():
         if k not in _EXPECT_KEYS:
             raise err(f"unknown expectation (known: {', '.join(sorted(_EXPECT_KEYS))})", f"expect.{k}", "expect", k)
+        if k == "scores" and not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v)):
+            raise err(f"must be two integers (team 0, team 1), not {v!r}", "expect.scores", "expect", k)
+        if k in ("lances", "winners", "points") and not isinstance(v, list):
+            raise err(f"must be a list (one item per lance), not {v!r}", f"expect.{k}", "expect", k)
+        if k == "ended_by" and not isinstance(v, str):
+            raise err(f"must be a string such as 'count', not {v!r}", "expect.ended_by", "expect", k)
+        if k == "game_winner" and v not in (0, 1, -1, "none"):
+            raise err(f"must be 0, 1 or \"none\", not {v!r}", "expect.game_winner", "expect", k)
     return Scenario(
         name=str(data.get("name", "")),
         description=str(data.get("description", "")),
@@ -271,7 +284,11 @@ def _parse_actions(raw: Any, text: str, err: Any) -> list[ScriptedStep]:
         lines = raw.split("\n")
         base = _line_of(text, "actions", "hand") or 0
         # With a multi-line string the content starts on the line after the key.
-        start = base + 1 if raw.startswith("\n") or '"""' in (text.splitlines()[base - 1] if base else "") or "'''" in (text.splitlines()[base - 1] if base else "") else base
+        # TOML drops the newline right after an opening triple quote; then the content
+        # starts on the next line. Otherwise it starts on the key's own line.
+        key_line = text.splitlines()[base - 1] if base else ""
+        opened_alone = bool(re.search(r"=\s*(\"\"\"|\'\'\')\s*$", key_line))
+        start = base + 1 if opened_alone or raw.startswith("\n") else base
         offsets = [start + i for i in range(len(lines))]
     else:
         raise err("must be a string or a list of strings", "hand.actions", "hand", "actions")

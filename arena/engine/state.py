@@ -103,7 +103,8 @@ class LiveBet:
     team: int
     seat: int
     stake: int
-    """Total proposed for the lance (0 for an órdago)."""
+    """Total proposed for the lance. For an órdago: the stake it raised (0 when the
+    órdago opened the lance); ``is_ordago`` tells the two apart."""
     prev: int
     """What the betting team collects if this bet is declined (the deje)."""
     is_ordago: bool
@@ -607,6 +608,7 @@ class MusState:
         if self.rules.max_mus_rounds is not None and self.mus_round >= self.rules.max_mus_rounds:
             self.corrido = False
             self._start_lances()
+            self.sig_window = set()  # the seña window after these replacements (§9.3)
             return
         self.phase = Phase.MUS
         self.to_act_seat = self.mano
