@@ -924,7 +924,17 @@ class MusState:
         """The señas ``seat`` may give now: truthful, in time, and señas enabled (§9)."""
         if not self._may_signal(seat):
             return ()
-        return tuple(s for s in Sena if self._sena_true(seat, s))
+        true = _true_senas(self._eval_of(seat))
+        if Sena.MEDIAS in true and not self._medias_in_time():
+            return tuple(s for s in true if s != Sena.MEDIAS)
+        return true
+
+    def _eval_of(self, seat: int) -> HandEval:
+        return self.evals[seat] if self.evals else self._table[sum(RANK_BITS[c] for c in self.hands[seat])]
+
+    def _medias_in_time(self) -> bool:
+        """FEM timing: medias only once the grande lance is over."""
+        return not self.rules.signal_timing_rules or (self.phase == Phase.BETTING and self.lance > GRANDE)
 
     def _may_signal(self, seat: int) -> bool:
         if self.winner is not None or not self.rules.signals_enabled or self.corrido:
@@ -934,12 +944,9 @@ class MusState:
         return self.sig_window is not None and seat not in self.sig_window
 
     def _sena_true(self, seat: int, sena: Sena) -> bool:
-        ev = self.evals[seat] if self.evals else self._table[sum(RANK_BITS[c] for c in self.hands[seat])]
-        if sena == Sena.MEDIAS and self.rules.signal_timing_rules and not (
-            self.phase == Phase.BETTING and self.lance > GRANDE
-        ):
+        if sena == Sena.MEDIAS and not self._medias_in_time():
             return False
-        return _sena_holds(sena, ev)
+        return sena in _true_senas(self._eval_of(seat))
 
     def give_sena(self, seat: int, sena: Sena) -> None:
         """Record a seña by ``seat``: on its turn before acting, or in the window after a deal.
@@ -1001,6 +1008,17 @@ def _sena_holds(sena: Sena, ev: HandEval) -> bool:
     if sena == Sena.CIEGO:
         return not any(_sena_holds(s, ev) for s in _HAND_SENAS)
     return bool(_HAND_TESTS[sena](ev))
+
+
+_TRUE_SENAS: dict[HandEval, tuple[Sena, ...]] = {}
+
+
+def _true_senas(ev: HandEval) -> tuple[Sena, ...]:
+    """The señas true of a hand, timing aside (cached: there are a few hundred hands)."""
+    out = _TRUE_SENAS.get(ev)
+    if out is None:
+        out = _TRUE_SENAS[ev] = tuple(s for s in Sena if _sena_holds(s, ev))
+    return out
 
 
 _HAND_TESTS = {

@@ -167,6 +167,10 @@ class RemoteBot:
         if call is not None:
             try:
                 await asyncio.wait_for(call.done_writing(), 1.0)
+                # Cancelling at once would drop what is still in flight (the match end,
+                # the last hand end): let the bot read it all and end its side first.
+                if reader is not None and self._stream_dead is None:
+                    await asyncio.wait_for(asyncio.shield(reader), 1.0)
             except Exception:
                 pass
             call.cancel()
@@ -202,8 +206,10 @@ class RemoteBot:
         if self._call is None or self._stream_dead is not None:
             return
         try:
-            write = self._call.write(msg)
-            await (write if timeout_s is None else asyncio.wait_for(write, timeout_s))
+            # asyncio.timeout, not wait_for: no task per write. A write that times out
+            # cancels the stream, which is right for a bot that stopped reading.
+            async with asyncio.timeout(timeout_s):
+                await self._call.write(msg)
         except TimeoutError:
             self._stream_dead = "the bot stopped reading its stream"
         except Exception as exc:
@@ -250,7 +256,8 @@ class RemoteBot:
                     self._late_ok.add(request_id)
                     raise BotFault(FaultKind.TIMEOUT, f"no answer within {timing.deadline_s * 1000:.0f} ms")
                 try:
-                    response = await asyncio.wait_for(recv.get(), left)
+                    async with asyncio.timeout(left):
+                        response = await recv.get()
                 except TimeoutError:
                     continue
             else:
@@ -265,6 +272,8 @@ class RemoteBot:
                 if d.request_id in self._late_ok:
                     self._late_ok.discard(d.request_id)  # a late answer to a timed-out request
                     continue
+                # The bot may still answer this request: that answer will be stale too.
+                self._late_ok.add(request_id)
                 raise BotFault(FaultKind.WRONG_REQUEST, f"answered request {d.request_id}, asked {request_id}")
             try:
                 action = wire.action_from_pb(d.action)
