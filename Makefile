@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint typecheck bench proto clean
+.PHONY: setup demo test lint lint-proto typecheck bench proto clean
 
 setup: $(STAMP)
 
@@ -22,8 +22,15 @@ lint: setup
 
 typecheck: setup
 	$(VENV)/bin/mypy arena/engine
+	cd sdk && ../$(VENV)/bin/mypy mus_sdk
 
-test: setup lint typecheck
+# buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS).
+lint-proto:
+	@command -v npx >/dev/null || { echo 'lint-proto needs Node.js and npm (npx): apt-get install nodejs npm'; exit 1; }
+	cd proto && npx --yes @bufbuild/buf@1.75.0 lint
+	$(PY) sdk/generate.py --check
+
+test: setup lint lint-proto typecheck
 	$(PY) -m pytest
 
 bench: setup
