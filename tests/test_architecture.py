@@ -45,9 +45,10 @@ def test_engine_imports_stdlib_only() -> None:
 
 
 def test_nothing_imports_the_cli() -> None:
-    """Only arena/cli imports typer or arena.cli."""
+    """Only arena/cli (and the ``python -m arena`` entry point) imports typer or arena.cli."""
     for path in _files("arena"):
-        if "cli" in path.relative_to(ROOT / "arena").parts:
+        rel = path.relative_to(ROOT / "arena")
+        if "cli" in rel.parts or rel.name == "__main__.py":
             continue
         for name in _imports(path):
             assert not name.startswith("arena.cli"), f"{path} imports {name}"
@@ -62,3 +63,12 @@ def test_sdk_does_not_import_the_arena() -> None:
     for path in sorted(sdk.rglob("*.py")):
         for name in _imports(path):
             assert name.split(".")[0] != "arena", f"{path} imports {name}"
+
+
+def test_referee_does_not_import_transports() -> None:
+    """The referee sees players only through its Player protocol: no gRPC, no processes."""
+    for path in _files("arena/referee"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top not in ("grpc", "subprocess", "typer", "mus", "mus_sdk"), f"{path} imports {name}"
+            assert not name.startswith(("arena.remote", "arena.league", "arena.players")), f"{path} imports {name}"
