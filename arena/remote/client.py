@@ -8,7 +8,8 @@ throughput). :meth:`RemoteBot.decide` waits for the answer naming its request id
 the deadline. Everything a bot can do wrong
 becomes a :class:`~arena.referee.player.BotFault`: no answer in time (TIMEOUT), a dead
 process or stream (CRASH), an unreadable answer (MALFORMED), another request's id
-(WRONG_REQUEST). A late answer to an earlier, timed-out request is discarded.
+(WRONG_REQUEST). A late answer to an earlier, timed-out request is discarded, and so is
+an answer to a request that was already charged as WRONG_REQUEST.
 """
 
 from __future__ import annotations

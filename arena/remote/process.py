@@ -110,31 +110,37 @@ class BotProcess:
         m = self.manifest
         assert self.proc is not None, "spawn() first"
         deadline = time.monotonic() + timeout_s
+        # A bot that fails to start was sent no Shutdown: it is stopped without grace.
         while not self._line_ready.wait(0.02):
             if self.proc.poll() is not None:
                 self._join_drains(0.5)
-                self.stop()
+                self.stop(grace_s=0)
                 raise BotStartError(
                     f"bot {m.name} exited with code {self.proc.returncode} before announcing its address"
                     + self._tail_text()
                 )
             if time.monotonic() > deadline:
-                self.stop()
+                self.stop(grace_s=0)
                 raise BotStartError(f"bot {m.name} did not announce its address within {timeout_s:.0f} s" + self._tail_text())
         line = self._first_line[0].decode("utf-8", "replace").strip() if self._first_line else ""
+        if self._first_line == [b""]:  # end of stdout before any line: the bot is exiting,
+            try:  # but seldom has exited yet; give it a moment, to report its exit code
+                self.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
         if not line and self.proc.poll() is not None:
             self._join_drains(0.5)
-            self.stop()
+            self.stop(grace_s=0)
             raise BotStartError(
                 f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self._tail_text()
             )
         try:
             self.announce = handshake.parse_line(line)
         except handshake.HandshakeError as exc:
-            self.stop()
+            self.stop(grace_s=0)
             raise BotStartError(f"bot {m.name} announced {line[:200]!r}: {exc}" + self._tail_text()) from None
         if self.announce.network == handshake.NETWORK_TCP and not self.announce.address.startswith(("127.", "localhost", "[::1]")):
-            self.stop()
+            self.stop(grace_s=0)
             raise BotStartError(f"bot {m.name} announced a non-loopback address {self.announce.address!r}")
         return self.announce
 
@@ -218,9 +224,13 @@ class BotProcess:
         if proc.poll() is None:
             proc.wait(timeout=5)
         self._join_drains(1.0)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+        # A drain still running means a process outside the group (one that called
+        # setsid) holds the pipes: closing a stream while its thread reads it would block
+        # until that process exits. Leave the streams to the (daemon) drain threads then.
+        if not any(t.is_alive() for t in self._threads):
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
         if self.announce is not None and self.announce.network == handshake.NETWORK_UNIX:
             try:
                 os.unlink(self.announce.address)

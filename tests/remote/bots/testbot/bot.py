@@ -1,0 +1,271 @@
+"""A bot for the process tests of tests/remote: plays at random, or misbehaves on purpose.
+
+Driven by environment variables (set in the manifest's ``[env]``; the tests override them):
+
+``MUS_TEST_MODE``
+    ``none``: plays at random among the legal actions, but calls mus 80% of the time (so
+    that discards happen) and never órdago (so that matches last several hands).
+    ``no_announce``: writes to stderr and sleeps, never printing its address.
+    ``garbage_announce``: prints a line that is not an announce line, then sleeps.
+    ``crash_start``: writes to stderr and exits with code 3 before announcing.
+    ``crash_mid``: plays; at decision ``MUS_TEST_AT`` writes to stderr and exits with code 7
+    (only once if ``MUS_TEST_MARKER`` names a file: it is created at the crash, and a bot
+    that finds it plays normally, as a restarted bot would).
+    ``hang``: plays; from decision ``MUS_TEST_AT`` on, hangs in decide forever.
+    ``late``: plays; answers decision ``MUS_TEST_AT`` after ``MUS_TEST_DELAY_MS``.
+    ``wrong_id``: from decision ``MUS_TEST_AT`` on, answers naming the id of its first
+    request (an old id, answered already).
+    ``duplicate``: answers decision ``MUS_TEST_AT`` twice.
+    ``illegal``: always answers an action that is not legal.
+    ``envido_low`` / ``envido_huge``: bets ``envido 1`` / ``envido 4294967295`` whenever an
+    envido is legal; plays at random otherwise.
+    ``no_action``: answers every request with a decision that holds no action.
+    ``huge_message``: answers with a discard of 300,000 cards (a message over 1 MiB).
+    ``flood``: plays; at match start a thread writes ``MUS_TEST_FLOOD_MB`` MB to stdout
+    and to stderr.
+    ``spawn_child``: plays; at start spawns a child (same process group) that ignores
+    SIGTERM and would sleep for an hour; its pid is written to ``MUS_TEST_OUT``.
+    ``stubborn``: plays; ignores SIGTERM and the Shutdown call (only SIGKILL stops it).
+    ``escape``: plays; at start spawns a process in a session of its own (out of reach of
+    the process group) that keeps the bot's stdout and stderr open; its pid is written
+    to ``MUS_TEST_OUT``/escaped.pid.
+    ``spy``: plays; writes to ``MUS_TEST_OUT``/spy-PID.jsonl, for every decision request,
+    its own cards and every card found anywhere in the message, and for every hand end
+    the revealed hands.
+``MUS_BOT_SEED``: seed of the random play.
+
+It serves with its own small loop (not ``mus_sdk.serve``) so that it can answer raw
+protocol messages (wrong ids, duplicates) and exit at once when asked to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent import futures
+
+import grpc
+from mus.v1 import bot_service_pb2 as svc_pb
+from mus.v1 import bot_service_pb2_grpc as svc_grpc
+from mus.v1 import game_pb2 as game_pb
+from mus_sdk import MUS, ORDAGO, Bot, BotServicer, Observation, handshake
+from mus_sdk.convert import fill_action, observation_from_proto
+
+MODE = os.environ.get("MUS_TEST_MODE", "none")
+AT = int(os.environ.get("MUS_TEST_AT", "1"))
+OUT = os.environ.get("MUS_TEST_OUT", "")
+
+
+def huge_action() -> bytes:
+    """A serialized discard of 300,000 cards (1.8 MB), built once: building it per answer
+    would take longer than a deadline."""
+    action = game_pb.Action()
+    action.discard.cards.extend([game_pb.Card(rank=1, suit=1)] * 300_000)
+    return action.SerializeToString()
+
+
+HUGE_ACTION = huge_action() if MODE == "huge_message" else b""
+
+
+class RandomPlay(Bot):
+    name = f"testbot-{MODE}"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.rng = random.Random(int(os.environ.get("MUS_BOT_SEED", "0")))
+
+    def decide(self, obs: Observation):  # type: ignore[no-untyped-def]
+        # Mus often (so that discards happen), never órdago (so that matches last).
+        if MUS in obs.legal and self.rng.random() < 0.8:
+            return MUS
+        return self.rng.choice([a for a in obs.legal.concrete(max_envido=4) if a != ORDAGO])
+
+
+def card_index(card: object) -> int:
+    return (card.rank - 1) * 4 + card.suit - 1  # type: ignore[attr-defined]
+
+
+def cards_anywhere(msg: object) -> list[int]:
+    """Every ``mus.v1.Card`` in a message, at any depth."""
+    out: list[int] = []
+    for fd, value in msg.ListFields():  # type: ignore[attr-defined]
+        if fd.message_type is None:
+            continue
+        items = value if fd.is_repeated else [value]
+        for item in items:
+            if fd.message_type.full_name == "mus.v1.Card":
+                out.append(card_index(item))
+            else:
+                out.extend(cards_anywhere(item))
+    return out
+
+
+class FaultServicer(BotServicer):
+    def __init__(self, bot: Bot, on_shutdown) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(bot, on_shutdown)
+        self.bot = bot
+        self.decisions = 0
+        self.spy_file = open(os.path.join(OUT, f"spy-{os.getpid()}.jsonl"), "a") if MODE == "spy" else None
+
+    def Shutdown(self, request, context):  # type: ignore[no-untyped-def]
+        if MODE == "stubborn":
+            return svc_pb.ShutdownResponse()
+        return super().Shutdown(request, context)
+
+    def answer(self, req: svc_pb.DecisionRequest, request_id: int | None = None) -> svc_pb.PlayResponse:
+        obs = observation_from_proto(req)
+        action = self.bot.decide(obs)
+        response = svc_pb.PlayResponse()
+        response.decision.request_id = req.request_id if request_id is None else request_id
+        fill_action(response.decision.action, action)
+        return response
+
+    def spy(self, request: svc_pb.PlayRequest) -> None:
+        which = request.WhichOneof("message")
+        if which == "decision_request":
+            r = request.decision_request
+            rec = {
+                "kind": "decision", "id": r.request_id, "seat": r.seat, "hand": r.hand,
+                "cards": [card_index(c) for c in r.cards], "anywhere": cards_anywhere(r),
+            }
+        elif which == "hand_end":
+            res = request.hand_end.result
+            rec = {"kind": "hand_end", "hand": res.hand, "hands": [[card_index(c) for c in h.cards] for h in res.hands]}
+        else:
+            rec = {"kind": which}
+        assert self.spy_file is not None
+        self.spy_file.write(json.dumps(rec) + "\n")
+        self.spy_file.flush()
+
+    def Play(self, request_iterator, context):  # type: ignore[no-untyped-def]
+        first_id = 0
+        for request in request_iterator:
+            if self.spy_file is not None:
+                self.spy(request)
+            which = request.WhichOneof("message")
+            if which == "match_start" and MODE == "flood":
+                threading.Thread(target=flood, daemon=True).start()
+            if which != "decision_request":
+                continue
+            req = request.decision_request
+            self.decisions += 1
+            n = self.decisions
+            if MODE == "crash_mid" and n == AT:
+                marker = os.environ.get("MUS_TEST_MARKER")
+                if not (marker and os.path.exists(marker)):
+                    if marker:
+                        open(marker, "w").close()
+                    sys.stderr.write(f"testbot: crashing at request {req.request_id}\n")
+                    sys.stderr.flush()
+                    os._exit(7)
+            if MODE == "hang" and n >= AT:
+                sys.stderr.write(f"testbot: hanging at request {req.request_id}\n")
+                sys.stderr.flush()
+                time.sleep(3600)
+            if MODE == "late" and n == AT:
+                time.sleep(int(os.environ.get("MUS_TEST_DELAY_MS", "500")) / 1000)
+            if MODE == "wrong_id" and n >= AT:
+                yield self.answer(req, request_id=first_id)
+            elif MODE == "duplicate" and n == AT:
+                yield self.answer(req)
+                yield self.answer(req)
+            elif MODE == "illegal":
+                yield self.illegal(req)
+            elif MODE in ("envido_low", "envido_huge") and any(e.HasField("envido") for e in req.legal_actions):
+                response = svc_pb.PlayResponse()
+                response.decision.request_id = req.request_id
+                response.decision.action.envido.amount = 1 if MODE == "envido_low" else 2**32 - 1
+                yield response
+            elif MODE == "huge_message":
+                response = svc_pb.PlayResponse()
+                response.decision.request_id = req.request_id
+                response.decision.action.MergeFromString(HUGE_ACTION)
+                yield response
+            elif MODE == "no_action":
+                response = svc_pb.PlayResponse()
+                response.decision.request_id = req.request_id
+                yield response
+            else:
+                yield self.answer(req)
+            first_id = first_id or req.request_id
+
+    def illegal(self, req: svc_pb.DecisionRequest) -> svc_pb.PlayResponse:
+        """A fixed action that is not among the legal ones (there always is one)."""
+        legal = {e.WhichOneof("kind") for e in req.legal_actions}
+        response = svc_pb.PlayResponse()
+        response.decision.request_id = req.request_id
+        for kind in ("quiero", "paso", "mus", "no_mus", "no_quiero", "ordago"):
+            if kind not in legal:
+                getattr(response.decision.action, kind).SetInParent()
+                return response
+        raise AssertionError(f"every action legal? {legal}")
+
+
+def flood() -> None:
+    megabytes = int(os.environ.get("MUS_TEST_FLOOD_MB", "50"))
+    line = b"x" * 1023 + b"\n"
+    block = line * 1024
+    for _ in range(megabytes):
+        sys.stdout.buffer.write(block)
+        sys.stderr.buffer.write(block)
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+def main() -> None:
+    env = os.environ
+    if env.get(handshake.COOKIE_ENV) != handshake.COOKIE_VALUE:
+        sys.exit("testbot: not started by the arena")
+    if MODE == "no_announce":
+        sys.stderr.write("testbot: I will never announce\n")
+        sys.stderr.flush()
+        time.sleep(3600)
+    if MODE == "garbage_announce":
+        print("hello, I am not an announce line", flush=True)
+        time.sleep(3600)
+    if MODE == "crash_start":
+        sys.stderr.write("testbot: starting\ntestbot: cannot find my brain, giving up\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    if MODE == "spawn_child":
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"],
+            stdin=subprocess.DEVNULL,
+        )
+        with open(os.path.join(OUT, "child.pid"), "w") as f:
+            f.write(str(child.pid))
+
+    if MODE == "escape":
+        escaped = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(3600)"], stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        with open(os.path.join(OUT, "escaped.pid"), "w") as f:
+            f.write(str(escaped.pid))
+
+    stop = threading.Event()
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    else:
+        signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    svc_grpc.add_BotServiceServicer_to_server(FaultServicer(RandomPlay(), stop.set), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    sys.stdout.write(handshake.format_line(handshake.NETWORK_TCP, f"127.0.0.1:{port}") + "\n")
+    sys.stdout.flush()
+    while not stop.wait(0.05):
+        pass
+    server.stop(0.2).wait(1.0)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Fixtures of the process tests: a pool of partner bots and a factory of test bots.
+
+Every process a test starts carries a tag in its environment; after the test its bots
+are closed and the test fails if any tagged process (a bot or a child of one) is
+still alive.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from remote_helpers import TESTBOT, TRIVIAL_BOT, close_all, manifest, tagged_pids, wait_gone
+
+from arena.referee.player import Player
+from arena.remote.client import RemoteBot
+
+
+def new_tag() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+class Pool:
+    """Three healthy bots kept for the whole session, as a league keeps its bots from
+    match to match. They are bench/bots/trivial: deterministic whatever ran before, and
+    they never bet, so a match lasts several hands. ``table(bot, seat)`` seats a bot
+    among them."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.tag = new_tag()
+        self.bots = [
+            RemoteBot(manifest(TRIVIAL_BOT, self.tag), log_dir, f"pool{i}")
+            for i in range(3)
+        ]
+        for b in self.bots:
+            b.connect()
+
+    def table(self, bot: Player, seat: int) -> list[Player]:
+        for i, b in enumerate(self.bots):
+            if b.is_dead():  # a previous test broke it: restart it, and say so
+                b.restart()
+                pytest.fail(f"pool bot {i} was dead at the start of this test")
+        players: list[Player] = list(self.bots)
+        players.insert(seat, bot)
+        return players
+
+
+@pytest.fixture(scope="session")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
+    p = Pool(tmp_path_factory.mktemp("pool-logs"))
+    yield p
+    close_all(p.bots)
+    assert wait_gone(p.tag, [b.process.pid for b in p.bots if b.process and b.process.pid]) == []
+
+
+@pytest.fixture
+def tag() -> str:
+    """This test's tag (see :data:`remote_helpers.TAG_ENV`)."""
+    return new_tag()
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    return tmp_path / "logs"
+
+
+Spawn = Callable[..., RemoteBot]
+
+
+@pytest.fixture
+def spawn(tag: str, log_dir: Path, tmp_path: Path) -> Iterator[Spawn]:
+    """``spawn(mode, connect=True, path=TESTBOT, label=..., **env)``: a RemoteBot for the
+    test bot in ``mode`` (or the bot at ``path``), connected unless ``connect=False``.
+    At teardown every bot is closed and no process of the test may remain."""
+    bots: list[RemoteBot] = []
+
+    def make(mode: str | None = None, *, connect: bool = True, path: Path = TESTBOT,
+             label: str | None = None, start_timeout_s: float = 10.0, socket_dir: str | None = None,
+             **env: str) -> RemoteBot:
+        if mode is not None:
+            env["MUS_TEST_MODE"] = mode
+        env.setdefault("MUS_TEST_OUT", str(tmp_path))
+        bot = RemoteBot(manifest(path, tag, **env), log_dir, label or f"bot{len(bots)}",
+                        start_timeout_s=start_timeout_s, socket_dir=socket_dir)
+        bots.append(bot)
+        if connect:
+            bot.connect()
+        return bot
+
+    yield make
+    pids = [b.process.pid for b in bots if b.process is not None and b.process.pid]
+    close_all(bots)
+    left = wait_gone(tag, pids)
+    assert left == [], f"processes left behind: {left}"
+    assert tagged_pids(tag) == []
