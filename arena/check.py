@@ -117,8 +117,9 @@ def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: 
                     echo(f"      | {line}")
             return results
         alive = bot.process.alive() if bot.process is not None else True
-        step("handles the notifications (hand end, match end)", alive and bot._stream_dead is None,
-             "" if alive else "the process exited")
+        step("handles the notifications (hand end, match end)", alive and bot.ended_cleanly,
+             "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
+             else "the process exited" if not alive else "the stream did not end cleanly after the match end")
         # 7: Shutdown
         if isinstance(spec, BotManifest) and bot.process is not None and bot.process.proc is not None:
             proc_ = bot.process.proc

@@ -35,6 +35,7 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 """Largest message accepted from a bot; a bigger one breaks its stream (a CRASH fault)."""
 
 _CLOSED = object()
+_BOT_CLOSED = "the bot closed the stream"
 
 
 class RemoteBot:
@@ -75,6 +76,9 @@ class RemoteBot:
         self._events = wire.EventCache()
         self._games = [0, 0]
         self._late_ok: set[int] = set()
+        self.ended_cleanly = False
+        """Whether the last match's stream ended with the bot closing its side after
+        reading everything (set by ``end_match``)."""
 
     def __repr__(self) -> str:
         return f"<RemoteBot {self.label} {self.name} pid={self.process.pid if self.process else None}>"
@@ -172,6 +176,8 @@ class RemoteBot:
                 # the last hand end): let the bot read it all and end its side first.
                 if reader is not None and self._stream_dead is None:
                     await asyncio.wait_for(asyncio.shield(reader), 1.0)
+                    # The bot read everything and closed its side: a clean end.
+                    self.ended_cleanly = self._stream_dead == _BOT_CLOSED
             except Exception:
                 pass
             call.cancel()
@@ -189,7 +195,7 @@ class RemoteBot:
             while True:
                 response = await call.read()
                 if response is grpc.aio.EOF:
-                    self._stream_dead = "the bot closed the stream"
+                    self._stream_dead = _BOT_CLOSED
                     break
                 recv.put_nowait(response)
         except asyncio.CancelledError:
@@ -222,6 +228,7 @@ class RemoteBot:
         """Open this match's stream and send the match start."""
         await self._end_stream()
         self._stream_dead = None
+        self.ended_cleanly = False
         self._late_ok = set()
         self._match_id = info.match_id
         self._rules_pb = wire.rules_to_pb(info.rules)

@@ -5,8 +5,14 @@ A manifest is a TOML file::
     name = "rulebot"
     command = ["python", "bot.py"]   # "python" becomes the arena's own interpreter
     workdir = "."                    # relative to the manifest
+    inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
     [env]
     MUS_BOT_SEED = "1"
+    [limits]                         # per bot process; 0 = no limit
+    memory_mb = 8192                 # address space (RLIMIT_AS)
+    cpu_seconds = 3600               # CPU time (RLIMIT_CPU)
+    open_files = 1024                # RLIMIT_NOFILE
+    processes = 4096                 # RLIMIT_NPROC (counts all processes of the user; root is exempt)
 
 A bot spec on the command line is a manifest path, a directory holding ``bot.toml``, or
 ``host:port`` / ``unix:/path`` of a bot already running elsewhere.
@@ -26,6 +32,17 @@ class ManifestError(ValueError):
 
 
 @dataclass(frozen=True)
+class Limits:
+    """Resource limits of one bot process (0 = none). Defaults are generous for a bot and
+    still stop a runaway one long before it hurts the machine."""
+
+    memory_mb: int = 8192
+    cpu_seconds: int = 3600
+    open_files: int = 1024
+    processes: int = 4096
+
+
+@dataclass(frozen=True)
 class BotManifest:
     """How to launch one bot."""
 
@@ -34,6 +51,9 @@ class BotManifest:
     workdir: Path
     env: dict[str, str] = field(default_factory=dict)
     source: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    inherit_env: tuple[str, ...] = ()
+    """Names of the arena's environment variables the bot receives."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +101,25 @@ def load_manifest(path: Path) -> BotManifest:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
         raise ManifestError(f"{path}: field env: must be a table of strings")
-    return BotManifest(name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve())
+    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "description"}
+    if unknown:
+        raise ManifestError(f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits)")
+    raw_limits = data.get("limits", {})
+    if not isinstance(raw_limits, dict):
+        raise ManifestError(f"{path}: field limits: must be a table")
+    known_limits = {f: getattr(Limits(), f) for f in ("memory_mb", "cpu_seconds", "open_files", "processes")}
+    for key, value in raw_limits.items():
+        if key not in known_limits:
+            raise ManifestError(f"{path}: field limits.{key}: unknown (known: {', '.join(known_limits)})")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ManifestError(f"{path}: field limits.{key}: must be an integer >= 0 (0 = no limit)")
+    inherit = data.get("inherit_env", [])
+    if not isinstance(inherit, list) or not all(isinstance(v, str) for v in inherit):
+        raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
+    return BotManifest(
+        name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
+        Limits(**{**known_limits, **raw_limits}), tuple(inherit),
+    )
 
 
 def parse_bot_spec(spec: str, base: Path | None = None) -> BotSpec:

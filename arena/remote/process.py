@@ -14,7 +14,9 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -22,11 +24,42 @@ from pathlib import Path
 
 from mus_sdk import handshake
 
-from arena.remote.manifest import BotManifest
+from arena.remote.manifest import BotManifest, Limits
 
 LOG_CAP_BYTES = 16 * 1024 * 1024
 """Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
 STDERR_TAIL_LINES = 20
+
+
+BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
+"""The only variables of the arena's environment a bot receives by default."""
+
+
+def _wrapper(limits: Limits) -> list[str]:
+    """The exec wrappers that apply the limits and tie the bot's life to the arena's.
+
+    ``setpriv --pdeathsig KILL`` makes the kernel kill the bot if the arena dies (even
+    by SIGKILL); ``prlimit`` sets the resource limits. Both are util-linux programs that
+    exec the bot in the same process, and unlike a ``preexec_fn`` they are safe in a
+    threaded arena. Where they are missing, the bot runs without them.
+    """
+    out: list[str] = []
+    setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
+    if setpriv and sys.platform.startswith("linux"):
+        out += [setpriv, "--pdeathsig", "KILL", "--"]
+    if prlimit:
+        args = []
+        if limits.memory_mb:
+            args.append(f"--as={limits.memory_mb * 1024 * 1024}")
+        if limits.cpu_seconds:
+            args.append(f"--cpu={limits.cpu_seconds}")
+        if limits.open_files:
+            args.append(f"--nofile={limits.open_files}")
+        if limits.processes:
+            args.append(f"--nproc={limits.processes}")
+        if args:
+            out += [prlimit, *args, "--"]
+    return out
 
 
 class BotStartError(RuntimeError):
@@ -76,7 +109,9 @@ class BotProcess:
             BotStartError: the command cannot be run.
         """
         m = self.manifest
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")}
+        # A minimal environment: nothing of the arena's but these and what the manifest asks for.
+        keep = {*BASE_ENV, *m.inherit_env}
+        env = {k: v for k, v in os.environ.items() if k in keep}
         env.update(m.env)
         env.update(handshake.handshake_env(self.socket_dir))
         env["PYTHONUNBUFFERED"] = "1"
@@ -86,7 +121,7 @@ class BotProcess:
             raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
             self.proc = subprocess.Popen(
-                m.command,
+                [*_wrapper(m.limits), *m.command],
                 cwd=m.workdir,
                 env=env,
                 stdin=subprocess.DEVNULL,
