@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import threading
