@@ -15,7 +15,6 @@ an answer to a request that was already charged as WRONG_REQUEST.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 
 _CLOSED = object()
 _BOT_CLOSED = "the bot closed the stream"
+_PLAY_METHOD = "/mus.v1.BotService/Play"
 
 
 class RemoteBot:
@@ -73,6 +73,7 @@ class RemoteBot:
         self._stream_dead: str | None = None
         self._match_id = ""
         self._rules_pb = wire.rules_to_pb(Rules())
+        self._rules_field = wire.rules_field(self._rules_pb)
         self._events = wire.EventCache()
         self._games = [0, 0]
         self._late_ok: set[int] = set()
@@ -207,7 +208,7 @@ class RemoteBot:
             self._stream_dead = f"stream broken: {type(exc).__name__}: {exc}"
         recv.put_nowait(_CLOSED)
 
-    async def _write(self, msg: svc.PlayRequest, timeout_s: float) -> None:
+    async def _write(self, msg: svc.PlayRequest | bytes, timeout_s: float) -> None:
         """Write one message; a broken stream or a bot that stopped reading (flow control
         blocks the write) marks the stream dead."""
         if self._call is None or self._stream_dead is not None:
@@ -216,7 +217,7 @@ class RemoteBot:
             # asyncio.timeout, not wait_for: no task per write. A write that times out
             # cancels the stream, which is right for a bot that stopped reading.
             async with asyncio.timeout(timeout_s):
-                await self._call.write(msg)
+                await self._call.write(msg if isinstance(msg, bytes) else msg.SerializeToString())
         except TimeoutError:
             self._stream_dead = "the bot stopped reading its stream"
         except Exception as exc:
@@ -232,11 +233,15 @@ class RemoteBot:
         self._late_ok = set()
         self._match_id = info.match_id
         self._rules_pb = wire.rules_to_pb(info.rules)
+        self._rules_field = wire.rules_field(self._rules_pb)
         self._games = [0, 0]
         if self._stub is None:
             self._stream_dead = "not connected"
             return
-        self._call = self._stub.Play()
+        # Requests go out as bytes (see wire.decision_request_bytes); answers are parsed here.
+        self._call = self._channel.stream_stream(
+            _PLAY_METHOD, request_serializer=None, response_deserializer=svc.PlayResponse.FromString
+        )()
         self._recv = asyncio.Queue()
         self._reader = asyncio.get_running_loop().create_task(self._read(self._call, self._recv))
         msg = svc.PlayRequest()
@@ -249,46 +254,53 @@ class RemoteBot:
         """Send the decision request; wait for its answer until the deadline."""
         if self._stream_dead is not None or self._recv is None:
             raise BotFault(FaultKind.CRASH, self._crash_detail())
-        end = time.monotonic() + timing.deadline_s
-        msg = svc.PlayRequest()
-        wire.fill_decision_request(
-            msg.decision_request, view, request_id, self._match_id, int(timing.deadline_s * 1000),
-            int(timing.bank_left_s * 1000), self._rules_pb, self._events,
+        data = wire.decision_request_bytes(
+            view, request_id, self._match_id, int(timing.deadline_s * 1000),
+            int(timing.bank_left_s * 1000), self._rules_field, self._events,
         )
-        await self._write(msg, timing.deadline_s)
         recv = self._recv
-        while True:
-            if recv.empty():
-                left = end - time.monotonic()
-                if left <= 0:
-                    self._late_ok.add(request_id)
-                    raise BotFault(FaultKind.TIMEOUT, f"no answer within {timing.deadline_s * 1000:.0f} ms")
+        try:
+            # One timeout covers the write (a bot that stopped reading blocks it: the
+            # stream is then cancelled) and the wait for the answer.
+            async with asyncio.timeout(timing.deadline_s):
                 try:
-                    async with asyncio.timeout(left):
-                        response = await recv.get()
-                except TimeoutError:
-                    continue
-            else:
-                response = recv.get_nowait()
-            if response is _CLOSED:
-                recv.put_nowait(_CLOSED)  # keep the stream marked closed for later calls
-                raise BotFault(FaultKind.CRASH, self._crash_detail())
-            if response.WhichOneof("message") != "decision":
-                raise BotFault(FaultKind.MALFORMED, "the answer holds no decision")
-            d = response.decision
-            if d.request_id != request_id:
-                if d.request_id in self._late_ok:
-                    self._late_ok.discard(d.request_id)  # a late answer to a timed-out request
-                    continue
-                # The bot may still answer this request: that answer will be stale too.
-                self._late_ok.add(request_id)
-                raise BotFault(FaultKind.WRONG_REQUEST, f"answered request {d.request_id}, asked {request_id}")
-            try:
-                action = wire.action_from_pb(d.action)
-                sena = wire.sena_from_pb(d.sena) if d.HasField("sena") else None
-            except wire.WireError as exc:
-                raise BotFault(FaultKind.MALFORMED, str(exc)) from None
-            return Decision(action, sena)
+                    await self._call.write(data)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
+                while True:
+                    response = recv.get_nowait() if not recv.empty() else await recv.get()
+                    decision = self._check_response(response, request_id)
+                    if decision is not None:
+                        return decision
+        except TimeoutError:
+            self._late_ok.add(request_id)
+            raise BotFault(FaultKind.TIMEOUT, f"no answer within {timing.deadline_s * 1000:.0f} ms") from None
+
+    def _check_response(self, response: Any, request_id: int) -> Decision | None:
+        """The decision in ``response``, None for a stale answer to skip, or a fault."""
+        recv = self._recv
+        assert recv is not None
+        if response is _CLOSED:
+            recv.put_nowait(_CLOSED)  # keep the stream marked closed for later calls
+            raise BotFault(FaultKind.CRASH, self._crash_detail())
+        if response.WhichOneof("message") != "decision":
+            raise BotFault(FaultKind.MALFORMED, "the answer holds no decision")
+        d = response.decision
+        if d.request_id != request_id:
+            if d.request_id in self._late_ok:
+                self._late_ok.discard(d.request_id)  # a late answer to a timed-out request
+                return None
+            # The bot may still answer this request: that answer will be stale too.
+            self._late_ok.add(request_id)
+            raise BotFault(FaultKind.WRONG_REQUEST, f"answered request {d.request_id}, asked {request_id}")
+        try:
+            action = wire.action_from_pb(d.action)
+            sena = wire.sena_from_pb(d.sena) if d.HasField("sena") else None
+        except wire.WireError as exc:
+            raise BotFault(FaultKind.MALFORMED, str(exc)) from None
+        return Decision(action, sena)
 
     def _crash_detail(self) -> str:
         detail = self._stream_dead or "stream closed"

@@ -198,14 +198,74 @@ class EventCache:
 
     def serialized(self, event: Event) -> bytes:
         """The serialized ``mus.v1.Event`` for ``event``."""
+        return self._entry(event)[1]
+
+    def history_field(self, event: Event) -> bytes:
+        """``event`` encoded as one element of ``DecisionRequest.history`` (tag, length, bytes)."""
+        return self._entry(event)[2]
+
+    def _entry(self, event: Event) -> tuple[Event, bytes, bytes]:
         hit = self._cache.get(id(event))
         if hit is not None and hit[0] is event:
-            return hit[1]
+            return hit
         data = event_to_pb(event).SerializeToString()
         if len(self._cache) > 4096:
             self._cache.clear()
-        self._cache[id(event)] = (event, data)
-        return data
+        entry = (event, data, _HISTORY_TAG + _varint(len(data)) + data)
+        self._cache[id(event)] = entry
+        return entry
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field_tag(number: int) -> bytes:
+    """The key of a length-delimited field (wire type 2)."""
+    return _varint(number << 3 | 2)
+
+
+_HISTORY_TAG = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["history"].number)
+_RULES_TAG = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["rules"].number)
+_DECISION_TAG = _field_tag(svc.PlayRequest.DESCRIPTOR.fields_by_name["decision_request"].number)
+
+
+def rules_field(rules_pb: pb.Rules) -> bytes:
+    """``rules`` encoded as the ``DecisionRequest.rules`` field (computed once per match)."""
+    data = rules_pb.SerializeToString()
+    return _RULES_TAG + _varint(len(data)) + data
+
+
+def decision_request_bytes(
+    view: SeatView,
+    request_id: int,
+    match_id: str,
+    deadline_ms: int,
+    time_bank_ms: int,
+    rules_field_bytes: bytes,
+    events: EventCache,
+    vacas: tuple[int, int] = (0, 0),
+) -> bytes:
+    """A serialized ``PlayRequest`` holding the decision request for ``view``.
+
+    Equal to serializing :func:`decision_request` wrapped in a ``PlayRequest``: protobuf
+    parsers merge fields in any order, so the rules and the history, whose encodings are
+    cached, are appended as bytes instead of being copied into a message per request (a
+    third of an arena's CPU per decision, measured).
+    """
+    req = svc.DecisionRequest()
+    fill_decision_request(req, view, request_id, match_id, deadline_ms, time_bank_ms, None, None, vacas)
+    field = events.history_field
+    inner = req.SerializeToString() + rules_field_bytes + b"".join([field(e) for e in view.history])
+    return _DECISION_TAG + _varint(len(inner)) + inner
 
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
@@ -252,12 +312,13 @@ def fill_decision_request(
     match_id: str,
     deadline_ms: int,
     time_bank_ms: int,
-    rules_pb: pb.Rules,
-    events: EventCache,
+    rules_pb: pb.Rules | None,
+    events: EventCache | None,
     vacas: tuple[int, int] = (0, 0),
 ) -> None:
     """Fill an empty ``DecisionRequest`` in place (e.g. inside a ``PlayRequest``), so the
-    message is built once and never copied."""
+    message is built once and never copied. Without ``rules_pb`` / ``events`` the rules
+    and the history are left out (:func:`decision_request_bytes` appends them as bytes)."""
     req.request_id = request_id
     req.seat = view.seat
     req.phase = pb_enum(view.phase)  # type: ignore[assignment]
@@ -277,7 +338,8 @@ def fill_decision_request(
     req.vacas_won.extend(vacas)
     if view.legal_senas:
         req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])  # type: ignore[misc]
-    req.rules.CopyFrom(rules_pb)
+    if rules_pb is not None:
+        req.rules.CopyFrom(rules_pb)
     _add_cards(req.cards, view.cards)
     fill_legal(req.legal_actions, view.legal_actions)
     bet = view.live_bet
@@ -288,9 +350,10 @@ def fill_decision_request(
         b.stake = bet.stake
         b.deje = bet.prev
         b.is_ordago = bet.is_ordago
-    history = req.history
-    for e in view.history:
-        history.add().MergeFromString(events.serialized(e))
+    if events is not None:
+        history = req.history
+        for e in view.history:
+            history.add().MergeFromString(events.serialized(e))
 
 
 def hand_result_to_pb(result: HandResult) -> pb.HandResult:
