@@ -42,6 +42,9 @@ def decisions_per_s(games: int, seed: int, log_dir: Path) -> tuple[float, int, f
     try:
         for b in bots:
             b.connect()
+        # A short warm-up match first: the first stream and the bots' first requests
+        # pay one-off costs (connections, lazy imports) that are not the steady rate.
+        play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=seed + 1, match_id="warmup"))
         config = MatchConfig(rules=Rules(games_to_win=games), seed=seed, decision_ms=5000, time_bank_ms=600_000)
         t0 = time.perf_counter()
         result = play_match(bots, config)

@@ -155,6 +155,7 @@ def run_league(
         )
         return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots")
 
+    write_error = ""
     with open(results_path, "a", encoding="utf-8") as results_file, ThreadPoolExecutor(max_workers=jobs) as pool:
         queue = list(pending)
         running: dict[Future[MatchOutcome], ScheduledMatch] = {}
@@ -170,13 +171,27 @@ def run_league(
                     m = running.pop(fut)
                     try:
                         outcome = fut.result()
+                    except OSError as exc:
+                        # A full disk or a failing device: every later match would fail too.
+                        stop.set()
+                        write_error = f"writing the log of {m.match_id} failed: {exc.strerror or exc}"
+                        log.error("league.write_failed", match_id=m.match_id, error=str(exc))
+                        continue
                     except Exception as exc:  # the runner must survive anything a match does
                         log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
                         continue
                     rec = {"team0": m.team0, "team1": m.team1, "deal": m.deal, **outcome.to_json()}
-                    results_file.write(json.dumps(rec, separators=(",", ":")) + "\n")
-                    results_file.flush()
-                    os.fsync(results_file.fileno())
+                    line = json.dumps(rec, separators=(",", ":")) + "\n"
+                    try:
+                        results_file.write(line)
+                        results_file.flush()
+                        os.fsync(results_file.fileno())
+                    except OSError as exc:
+                        stop.set()
+                        write_error = f"writing {results_path} failed: {exc.strerror or exc}"
+                        log.error("league.write_failed", path=str(results_path), error=str(exc))
+                        _truncate_torn_line(results_path)
+                        continue
                     results.append(rec)
                     played += 1
                     log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
@@ -188,17 +203,39 @@ def run_league(
             for fut in running:
                 fut.cancel()
             raise
+    if write_error:
+        raise LeagueError(
+            f"{write_error}. The {len(results)} matches finished before are saved in {results_path}; "
+            "free the space (or fix the device) and continue with --resume"
+        )
     standings = write_standings(config, out_dir, results)
     return LeagueRun(out_dir, standings, results, played, interrupted=stop.is_set() and len(results) < total)
 
 
+def _truncate_torn_line(path: Path) -> None:
+    """Drop a partly written last line (a failed write), so the file stays valid JSON Lines."""
+    try:
+        read_results(path)
+    except OSError:
+        pass
+
+
 def write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
-    """Compute the standings and write standings.json and standings.csv."""
+    """Compute the standings and write standings.json and standings.csv (atomically:
+    a failed write leaves the previous file, never half a file).
+
+    Raises:
+        LeagueError: the files cannot be written.
+    """
     names = [e.name for e in config.entries]
     members = {e.name: config.members(e.name) for e in config.entries}
     standings = compute_standings(names, members, results, seed=config.seed)
     for name, text in (("standings.json", json.dumps(standings.to_json(), indent=2)), ("standings.csv", standings.to_csv())):
         tmp = out_dir / (name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out_dir / name)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, out_dir / name)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise LeagueError(f"writing {out_dir / name} failed: {exc.strerror or exc}; the results are in results.jsonl") from None
     return standings
