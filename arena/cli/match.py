@@ -79,6 +79,8 @@ def match(
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except OSError as exc:
+        fail(f"writing the hand log in {out} failed: {exc.strerror or exc}; the hands written before are kept")
     res = outcome.result
     if json_out:
         typer.echo(json.dumps(outcome.to_json(), indent=2))
