@@ -126,7 +126,18 @@ class RemoteBot:
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.enable_http_proxy", 0),
         ]
-        self._channel = grpc.aio.insecure_channel(target, options=options)
+        tls = self.spec.tls if isinstance(self.spec, BotAddress) else None
+        if tls is None:
+            self._channel = grpc.aio.insecure_channel(target, options=options)
+        else:
+            creds = grpc.ssl_channel_credentials(
+                root_certificates=tls.ca.read_bytes(),
+                private_key=tls.key.read_bytes() if tls.key else None,
+                certificate_chain=tls.cert.read_bytes() if tls.cert else None,
+            )
+            if tls.server_name:
+                options.append(("grpc.ssl_target_name_override", tls.server_name))
+            self._channel = grpc.aio.secure_channel(target, creds, options=options)
         self._stub = svc_grpc.BotServiceStub(self._channel)  # type: ignore[no-untyped-call]
         try:
             self.info = await self._stub.GetInfo(

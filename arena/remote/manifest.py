@@ -57,12 +57,27 @@ class BotManifest:
 
 
 @dataclass(frozen=True)
+class TlsConfig:
+    """TLS towards a remote bot; with ``cert`` and ``key`` also mutual TLS."""
+
+    ca: Path
+    """PEM root certificate(s) that signed the bot's server certificate."""
+    cert: Path | None = None
+    """PEM client certificate chain (mutual TLS)."""
+    key: Path | None = None
+    """PEM private key of the client certificate (mutual TLS)."""
+    server_name: str | None = None
+    """Expected name in the server certificate, if not the target's host."""
+
+
+@dataclass(frozen=True)
 class BotAddress:
     """A bot already running: the arena only connects to it."""
 
     name: str
     target: str
     """A gRPC target: ``host:port`` or ``unix:/path``."""
+    tls: TlsConfig | None = None
 
 
 BotSpec = BotManifest | BotAddress
@@ -71,7 +86,29 @@ _ADDRESS = re.compile(r"^(unix:/.+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
 
 
 def load_manifest(path: Path) -> BotManifest:
-    """Read a ``bot.toml`` (or the ``bot.toml`` in a directory).
+    """Read a ``bot.toml`` that launches a bot (see :func:`load_spec` for addresses too).
+
+    Raises:
+        ManifestError: missing file, bad TOML, a bad field, or a manifest of a remote bot.
+    """
+    spec = load_spec(path)
+    if not isinstance(spec, BotManifest):
+        raise ManifestError(f"{path}: describes a remote bot at {spec.target}, not a command to launch")
+    return spec
+
+
+def load_spec(path: Path) -> BotSpec:
+    """Read a ``bot.toml`` (or the ``bot.toml`` in a directory): a command to launch, or,
+    with ``address = "host:port"``, a bot running elsewhere (optionally over TLS)::
+
+        name = "far-bot"
+        address = "bots.example.org:50051"
+        [tls]
+        ca = "ca.pem"                 # paths relative to this file
+        cert = "client.pem"           # cert and key: mutual TLS
+        key = "client.key"
+        server_name = "bots.example.org"
+
 
     Raises:
         ManifestError: missing file, bad TOML, or a bad field.
@@ -89,6 +126,8 @@ def load_manifest(path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field name: must be a non-empty string")
+    if "address" in data:
+        return _remote_spec(path, name.strip(), data)
     command = data.get("command")
     if isinstance(command, str):
         command = command.split()
@@ -122,6 +161,41 @@ def load_manifest(path: Path) -> BotManifest:
     )
 
 
+def _remote_spec(path: Path, name: str, data: dict[str, object]) -> BotAddress:
+    address = data.get("address")
+    if not isinstance(address, str) or not _ADDRESS.match(address):
+        raise ManifestError(f"{path}: field address: must be host:port or unix:/path, not {address!r}")
+    unknown = set(data) - {"name", "address", "tls", "description"}
+    if unknown:
+        raise ManifestError(f"{path}: field {sorted(unknown)[0]}: unknown for a remote bot (known: name, address, tls)")
+    raw = data.get("tls")
+    if raw is None:
+        return BotAddress(name, address)
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{path}: field tls: must be a table")
+
+    def pem(key: str, required: bool) -> Path | None:
+        value = raw.get(key)
+        if value is None:
+            if required:
+                raise ManifestError(f"{path}: field tls.{key}: required")
+            return None
+        file = (path.parent / str(value)).resolve()
+        if not file.is_file():
+            raise ManifestError(f"{path}: field tls.{key}: {file} is not a file")
+        return file
+
+    cert, key = pem("cert", False), pem("key", False)
+    if (cert is None) != (key is None):
+        raise ManifestError(f"{path}: field tls: give both cert and key (mutual TLS), or neither")
+    server_name = raw.get("server_name")
+    if server_name is not None and not isinstance(server_name, str):
+        raise ManifestError(f"{path}: field tls.server_name: must be a string")
+    ca = pem("ca", True)
+    assert ca is not None
+    return BotAddress(name, address, TlsConfig(ca, cert, key, server_name))
+
+
 def parse_bot_spec(spec: str, base: Path | None = None) -> BotSpec:
     """A bot from a CLI or league entry: a manifest path, a directory, or an address.
 
@@ -130,7 +204,7 @@ def parse_bot_spec(spec: str, base: Path | None = None) -> BotSpec:
     """
     path = (base / spec) if base is not None and not Path(spec).is_absolute() else Path(spec)
     if path.exists():
-        return load_manifest(path)
+        return load_spec(path)
     if _ADDRESS.match(spec):
         return BotAddress(spec, spec)
     raise ManifestError(f"{spec}: no such bot manifest or directory, and not an address (host:port or unix:/path)")
