@@ -10,6 +10,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+from mus.v1 import bot_service_pb2_grpc as svc_grpc
+from mus_sdk import NO_MUS, NO_QUIERO, PASO, Bot, BotServicer, Observation
 
 from arena.engine import Rules
 from arena.players.inprocess import InProcessBot
@@ -17,8 +19,6 @@ from arena.referee.match import MatchConfig, play_match
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress, ManifestError, load_spec
 from arena.remote.process import BotStartError
-from mus.v1 import bot_service_pb2_grpc as svc_grpc
-from mus_sdk import NO_MUS, NO_QUIERO, PASO, Bot, BotServicer, Observation
 
 
 class Passive(Bot):
