@@ -6,9 +6,9 @@ import itertools
 import random
 
 import pytest
+from helpers import deal
 
 from arena.engine import (
-    CARDS,
     MUS,
     NO_MUS,
     Action,
@@ -21,24 +21,9 @@ from arena.engine import (
     Rules,
     discard,
     envido,
-    parse_rank,
 )
 
 TV07 = ["R R A A", "C C 4 4", "7 6 5 4", "S 5 A 6"]
-
-
-def deal(hands: list[str]) -> list[list[int]]:
-    used: set[int] = set()
-    out: list[list[int]] = []
-    for h in hands:
-        cards = []
-        for tok in h.split():
-            rank = parse_rank(tok)
-            card = next(c for c in range(rank * 4, rank * 4 + 4) if c not in used)
-            used.add(card)
-            cards.append(CARDS[card])
-        out.append(cards)
-    return out
 
 
 def choose(state: MusState, rng: random.Random) -> Action:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from helpers import deal, script
 
 from arena.engine import (
-    CARDS,
     MUS,
     NO_MUS,
-    Action,
     EventKind,
     IllegalSignalError,
     Lance,
@@ -19,35 +18,11 @@ from arena.engine import (
     Sena,
     SignalMode,
     discard,
-    parse_rank,
 )
-
-
-def deal(hands: list[str]) -> list[list[int]]:
-    used: set[int] = set()
-    out: list[list[int]] = []
-    for h in hands:
-        cards = []
-        for tok in h.split():
-            rank = parse_rank(tok)
-            card = next(c for c in range(rank * 4, rank * 4 + 4) if c not in used)
-            used.add(card)
-            cards.append(CARDS[card])
-        out.append(cards)
-    return out
 
 
 def new(hands: list[str], rules: Rules | None = None, mano: int = 0) -> MusState:
     return MusState.from_deal(rules or Rules(), deal(hands), mano=mano)
-
-
-def script(state: MusState, actions: str) -> MusState:
-    for step in (s.strip() for s in actions.split(";")):
-        if step:
-            seat, act = step.split(None, 1)
-            assert state.to_act == int(seat[1:]), step
-            state.apply(Action.parse(act))
-    return state
 
 
 def signals_seen_by(state: MusState, seat: int) -> list[tuple[int, Sena]]:

@@ -11,15 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import deal, script
 
 from arena.engine import (
-    CARDS,
-    Action,
     JuegoReal,
     LanceOutcome,
     MusState,
     Rules,
-    parse_rank,
 )
 from arena.scenario import load, play
 
@@ -28,21 +26,6 @@ SCENARIO_FILES = sorted(SCENARIOS.glob("*.toml"))
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def deal(hands: list[str]) -> list[list[int]]:
-    """Bare ranks ("R 3 C A") to distinct card numbers, lowest free suit first."""
-    used: set[int] = set()
-    out: list[list[int]] = []
-    for h in hands:
-        cards = []
-        for tok in h.split():
-            rank = parse_rank(tok)
-            card = next(c for c in range(rank * 4, rank * 4 + 4) if c not in used)
-            used.add(card)
-            cards.append(CARDS[card])
-        out.append(cards)
-    return out
 
 
 def run(
@@ -56,16 +39,6 @@ def run(
     """Deal, cut the mus at mano, apply ``S1 p; S2 e2; ...`` checking each seat to act."""
     state = MusState.from_deal(rules or Rules(), deal(hands), mano=mano, scores=scores)
     return script(state, actions)
-
-
-def script(state: MusState, actions: str) -> MusState:
-    """Apply ``S1 p; S2 e2; ...`` (``;`` or newlines), checking the seat to act each time."""
-    steps = [s.strip() for s in actions.replace("\n", ";").split(";") if s.strip()]
-    for step in steps:
-        seat_text, act = step.split(None, 1)
-        assert state.to_act == int(seat_text[1:]), f"{step}: S{state.to_act} is to act"
-        state.apply(Action.parse(act))
-    return state
 
 
 def outcomes(state: MusState) -> list[str]:
