@@ -17,8 +17,9 @@ def check(
     """Check that a bot follows the protocol, in numbered steps.
 
     1 starts · 2 announces its address · 3 answers GetInfo · 4 answers a decision
-    within its deadline (and legally) · 5 answers only legal actions across a full
-    match against itself · 6 handles the notifications · 7 shuts down when asked.
+    within its deadline · 5 the answer is legal · 6 answers only legal actions across
+    a full match against itself · 7 handles the notifications (and ends its side of the
+    stream after the match end) · 8 shuts down when asked.
     Stops at the first failing step and prints the bot's last stderr lines.
     Exit codes: 0 all steps pass; 1 a step failed; 2 no such bot.
     """

@@ -36,6 +36,8 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 _CLOSED = object()
 _BOT_CLOSED = "the bot closed the stream"
 _PLAY_METHOD = "/mus.v1.BotService/Play"
+END_GRACE_S = 2.0
+"""After the match end, how long a bot has to read everything and end its side of the stream."""
 
 
 class RemoteBot:
@@ -187,7 +189,7 @@ class RemoteBot:
                 # Cancelling at once would drop what is still in flight (the match end,
                 # the last hand end): let the bot read it all and end its side first.
                 if reader is not None and self._stream_dead is None:
-                    await asyncio.wait_for(asyncio.shield(reader), 1.0)
+                    await asyncio.wait_for(asyncio.shield(reader), END_GRACE_S)
                     # The bot read everything and closed its side: a clean end.
                     self.ended_cleanly = self._stream_dead == _BOT_CLOSED
             except Exception:
