@@ -23,6 +23,11 @@ from arena.league.runner import LeagueError, run_league
 from arena.remote.process import stop_all_bots
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM stops a league like Ctrl-C: finished matches are kept, bots are stopped."""
+    raise KeyboardInterrupt
+
+
 def league(
     config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="League file (TOML; see docs/league.md).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (must not exist, unless --resume).")],
@@ -55,7 +60,7 @@ def league(
         bar.update(task, completed=done, total=total)
 
     previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         with bar:
             run = run_league(config, out, jobs=jobs, resume=resume, on_match=on_match, stop=stop)
