@@ -21,6 +21,7 @@ from arena.engine import (
     SeatView,
     Sena,
     format_cards,
+    parse_cards,
 )
 from arena.handlog import HandLog
 from arena.results import result_to_json
@@ -56,26 +57,63 @@ class ReplayedHand:
     result: Any = None
     """The engine's HandResult for this hand (None if the replay broke off)."""
     mismatches: list[str] = field(default_factory=list)
+    rebuilt: bool = False
+    """True when the hand was re-played from its own logged deal, because an earlier
+    hand's record is missing or broken (its deal then cannot be checked against the seed)."""
 
 
 def _rules(header: dict[str, Any]) -> Rules:
     return Rules.from_mapping(dict(header.get("rules", {})))
 
 
+def _rebuild(rules: Rules, seed: int, rec: dict[str, Any], games: list[int]) -> MusState:
+    """A state at the start of ``rec``'s hand, from the deal it logged."""
+    deal = rec["deal"]
+    state = MusState.from_deal(
+        rules,
+        [parse_cards(h) for h in deal["hands"]],
+        mano=int(deal["mano"]),
+        stock=parse_cards(deal["stock"]),
+        scores=(int(deal["scores"][0]), int(deal["scores"][1])),
+        games_won=(games[0], games[1]),
+        seed=seed,
+    )
+    state.hand_no = int(rec["hand"])
+    state.game_no = int(rec["game"])
+    return state
+
+
 def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
-    """Re-play a log hand by hand; each hand carries its mismatches (empty when the
-    log agrees with the rules). Stops after a hand whose steps could not be applied."""
+    """Re-play a log hand by hand; each hand carries its mismatches (empty when the log
+    agrees with the rules). The match is re-played from its seed; after a missing or
+    broken hand record, each later hand is re-played from its own logged deal."""
     header = log.header
-    state = MusState.new(_rules(header), seed=int(header.get("seed", 0)), first_dealer=header.get("first_dealer"))
+    rules = _rules(header)
+    seed = int(header.get("seed", 0))
+    state = MusState.new(rules, seed=seed, first_dealer=header.get("first_dealer"))
+    games = [0, 0]
+    in_sync = True
     for rec in log.hands:
         deal = rec.get("deal", {})
+        rebuilt = False
+        if not in_sync or rec.get("hand") != state.hand_no:
+            try:
+                state = _rebuild(rules, seed, rec, games)
+                rebuilt = True
+            except (KeyError, ValueError, TypeError, IndexError) as exc:
+                yield ReplayedHand(
+                    number=int(rec.get("hand", -1)), game=int(rec.get("game", -1)), dealer=-1, mano=-1, hands=[],
+                    steps=[], logged_result=rec.get("result", {}),
+                    mismatches=[f"hand {rec.get('hand')}: cannot re-play it from its logged deal ({exc})"],
+                )
+                in_sync = False
+                continue
         hand = ReplayedHand(
             number=state.hand_no, game=state.game_no, dealer=state.dealer, mano=state.mano,
             hands=[format_cards(h) for h in state.hands], steps=[], logged_result=rec.get("result", {}),
+            rebuilt=rebuilt,
         )
-        if rec.get("hand") != state.hand_no:
-            hand.mismatches.append(f"hand number: log {rec.get('hand')}, engine {state.hand_no}")
-        if deal and (deal.get("hands") != hand.hands or deal.get("dealer") != state.dealer):
+        if not rebuilt and deal and (deal.get("hands") != hand.hands or deal.get("dealer") != state.dealer):
             hand.mismatches.append(f"hand {state.hand_no}: the deal differs from the seed's (log {deal.get('hands')}, engine {hand.hands})")
         results_before = len(state.hand_results)
         broken = False
@@ -111,9 +149,15 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 if got != hand.logged_result:
                     diffs = [k for k in got if got.get(k) != hand.logged_result.get(k)]
                     hand.mismatches.append(f"hand {hand.number}: result differs in {', '.join(diffs)}")
+        logged = hand.logged_result
+        if logged.get("game_over") and logged.get("game_winner") in (0, 1):
+            games[logged["game_winner"]] += 1
+            if games[logged["game_winner"]] >= rules.games_to_win:
+                games = [0, 0]  # a vaca is won: the games count starts again
+        # A rebuilt state's random stream is not the match's: once one hand had to be
+        # rebuilt (or could not be applied), every later hand is rebuilt from its deal.
+        in_sync = in_sync and not rebuilt and not broken
         yield hand
-        if broken:
-            return
 
 
 def verify(log: HandLog) -> list[str]:
@@ -139,7 +183,8 @@ def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str
     for st in hand.steps:
         action = st.action
         if seat is not None and st.seat != seat and action.startswith("discard"):
-            action = f"discard {len(action.split()) - 1} cards"
+            count = len(action.split()) - 1
+            action = f"discard {count} card{'s' if count != 1 else ''}"
         sena = ""
         if st.sena and (seat is None or st.seat == seat or (st.sena_visible and st.sena_visible[seat])):
             sena = f"  [seña: {st.sena}]"

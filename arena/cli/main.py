@@ -19,7 +19,7 @@ app = typer.Typer(
     name="mus",
     no_args_is_help=True,
     add_completion=False,
-    help="mus-arena: play Mus between bots, run leagues, replay and check them.",
+    rich_markup_mode=None,  # help texts quote TOML tables like [rules]: no markup
     pretty_exceptions_show_locals=False,
 )
 

@@ -28,6 +28,9 @@ def replay_cmd(
         log = read_log(log_file)
     except HandLogError as exc:
         fail(str(exc))
+    n_seats = int(dict(log.header.get("rules", {})).get("players", 4))
+    if seat is not None and not 0 <= seat < n_seats:
+        fail(f"--seat must be 0..{n_seats - 1} for this {n_seats}-player match, not {seat}")
     for err in log.errors:
         typer.echo(f"warning: {log_file}: {err} (skipped)", err=True)
     if against is not None:

@@ -4,7 +4,7 @@
 
     name = "demo"
     seed = 7
-    matches_per_pairing = 4      # per ordered pair of teams; seats are swapped between matches
+    matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
 
@@ -91,11 +91,21 @@ class LeagueConfig:
         return entry.pair if entry.pair is not None else (entry.name, entry.name)
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    for i, line in enumerate(text.splitlines(), start=1):
+def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
+    """Line of ``needle = …`` (or of a ``needle`` header line); with ``entry``, searched
+    inside the ``entry``-th ``[[entry]]`` table (its header line if the key is absent)."""
+    lines = text.splitlines()
+    start, stop = 0, len(lines)
+    if entry is not None:
+        headers = [i for i, line in enumerate(lines) if line.strip() == "[[entry]]"]
+        if entry < len(headers):
+            start = headers[entry]
+            stop = next((i for i in range(start + 1, len(lines)) if lines[i].strip().startswith("[")), len(lines))
+    for i in range(start, stop):
+        line = lines[i]
         if re.match(rf"\s*{re.escape(needle)}\s*=", line) or line.strip() == needle:
-            return i
-    return None
+            return i + 1
+    return start + 1 if entry is not None and start < len(lines) else None
 
 
 def load_league(path: Path) -> LeagueConfig:
@@ -114,7 +124,8 @@ def load_league(path: Path) -> LeagueConfig:
         raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
 
     def err(fld: str, msg: str, key: str | None = None) -> LeagueConfigError:
-        line = _line_of(text, key or fld.split(".")[-1].split("[")[0])
+        m = re.match(r"entry\[(\d+)\]", fld)
+        line = _line_of(text, key or fld.split(".")[-1].split("[")[0], int(m.group(1)) if m else None)
         where = f"{path}:{line}" if line else str(path)
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
@@ -129,6 +140,8 @@ def load_league(path: Path) -> LeagueConfig:
             raise err(prefix + key, f"must be an integer >= {lo}, not {v!r}", key)
         return v
 
+    if not isinstance(data.get("rules", {}), dict):
+        raise err("rules", "must be a table ([rules])", "rules")
     try:
         rules = Rules.from_mapping(dict(data.get("rules", {})))
     except ValueError as exc:
@@ -148,6 +161,8 @@ def load_league(path: Path) -> LeagueConfig:
     names: set[str] = set()
     for i, raw in enumerate(raw_entries):
         fld = f"entry[{i}]"
+        if not isinstance(raw, dict):
+            raise err(fld, "each entry must be a table ([[entry]] with name and bot)", "entry")
         name = raw.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", name or ""):
             raise err(f"{fld}.name", f"must be a name of letters, digits, _ . - (got {name!r})", "name")
@@ -178,13 +193,19 @@ def load_league(path: Path) -> LeagueConfig:
                 if target is None or target.spec is None:
                     raise err(f"entry {e.name}.pair", f"{member!r} is not a bot entry of this league", "pair")
     name = data.get("name", path.stem)
+    duplicate = data.get("duplicate", False)
+    if not isinstance(duplicate, bool):
+        raise err("duplicate", f"must be true or false, not {duplicate!r}")
+    matches = integer(data, "matches_per_pairing", 2, 1)
+    if duplicate and matches % 2:
+        raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
     return LeagueConfig(
         name=str(name),
         entries=tuple(entries),
         rules=rules,
         seed=integer(data, "seed", 0, 0),
-        matches_per_pairing=integer(data, "matches_per_pairing", 2, 1),
-        duplicate=bool(data.get("duplicate", False)),
+        matches_per_pairing=matches,
+        duplicate=duplicate,
         decision_ms=integer(time_cfg, "decision_ms", 2000, 1, "time."),
         time_bank_ms=integer(time_cfg, "time_bank_ms", 120_000, 1, "time."),
         max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),

@@ -95,6 +95,8 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> list[di
     snap = _config_snapshot(config)
     meta = out_dir / "league.json"
     if resume:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise LeagueError(f"{out_dir}: exists and is not a folder")
         if not meta.exists():
             raise LeagueError(f"{out_dir}: nothing to resume (no league.json); run without --resume")
         try:
@@ -105,6 +107,8 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> list[di
             if old.get(key) != snap[key]:
                 raise LeagueError(f"{out_dir}: the league file changed since the run started ({key} differs); cannot resume")
         return read_results(out_dir / "results.jsonl")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise LeagueError(f"{out_dir}: exists and is not a folder; choose another --out")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise LeagueError(f"{out_dir}: exists and is not empty; choose another --out, or add --resume to continue it")
     try:

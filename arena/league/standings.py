@@ -132,6 +132,9 @@ def compute_standings(
     seed: int = 0,
 ) -> Standings:
     """Standings from result records (lines of results.jsonl: ``team0``, ``team1`` and the match result)."""
+    # Resample in a canonical order (by match id when present): results.jsonl lists matches
+    # in the order they finished, which varies with --jobs and --resume.
+    results = sorted(results, key=lambda r: (str(r.get("match_id", "")), json.dumps(r, sort_keys=True)))
     table = {n: EntryStanding(n) for n in names}
     cross: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     rated: list[Match] = []

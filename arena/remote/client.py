@@ -184,12 +184,15 @@ class RemoteBot:
         call, reader = self._call, self._reader
         self._call = self._reader = None
         if call is not None:
+            open_before = self._stream_dead is None
             try:
                 await asyncio.wait_for(call.done_writing(), 1.0)
                 # Cancelling at once would drop what is still in flight (the match end,
                 # the last hand end): let the bot read it all and end its side first.
-                if reader is not None and self._stream_dead is None:
-                    await asyncio.wait_for(asyncio.shield(reader), END_GRACE_S)
+                # A quick bot may have ended its side already while done_writing ran.
+                if reader is not None and open_before:
+                    if self._stream_dead is None:
+                        await asyncio.wait_for(asyncio.shield(reader), END_GRACE_S)
                     # The bot read everything and closed its side: a clean end.
                     self.ended_cleanly = self._stream_dead == _BOT_CLOSED
             except Exception:

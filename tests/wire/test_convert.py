@@ -7,13 +7,13 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mus.v1 import bot_service_pb2 as svc
+from mus.v1 import game_pb2 as pb
+from mus_sdk import convert as sdk_convert
 
 from arena.engine import CARDS, Action, MusState, Rules, Sena, discard, envido
 from arena.engine.random_play import random_action
 from arena.wire import convert as wire
-from mus.v1 import bot_service_pb2 as svc
-from mus.v1 import game_pb2 as pb
-from mus_sdk import convert as sdk_convert
 
 
 @settings(max_examples=30, deadline=None)

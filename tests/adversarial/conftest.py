@@ -1,0 +1,95 @@
+"""Fixtures of the adversarial tests: a pool of healthy partner bots and a factory of zoo
+bots. Every process a test starts carries a tag in its environment; at teardown its bots
+are closed and the test fails if any tagged process (a bot or a child of one) is alive."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from adversarial_helpers import TRIVIAL_BOT, ZOO
+from remote_helpers import close_all, manifest, tagged_pids, wait_gone
+
+from arena.referee.player import Player
+from arena.remote.client import RemoteBot
+from arena.remote.manifest import Limits
+
+
+def new_tag() -> str:
+    return f"adv-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+class Pool:
+    """Three healthy bots (bench/bots/trivial) kept for the session; ``table(bot, seat)``
+    seats a bot among them. They carry a tag of their own, so the zoo's attacks on "the
+    other bots" (scoped by the test's tag) never reach them."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.tag = new_tag()
+        self.bots = [RemoteBot(manifest(TRIVIAL_BOT, self.tag), log_dir, f"pool{i}") for i in range(3)]
+        for b in self.bots:
+            b.connect()
+
+    def table(self, bot: Player, seat: int) -> list[Player]:
+        for i, b in enumerate(self.bots):
+            if b.is_dead():
+                b.restart()
+                pytest.fail(f"pool bot {i} was dead at the start of this test")
+        players: list[Player] = list(self.bots)
+        players.insert(seat, bot)
+        return players
+
+
+@pytest.fixture(scope="session")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
+    p = Pool(tmp_path_factory.mktemp("adv-pool-logs"))
+    yield p
+    close_all(p.bots)
+    assert wait_gone(p.tag, [b.process.pid for b in p.bots if b.process and b.process.pid]) == []
+
+
+@pytest.fixture
+def tag() -> str:
+    return new_tag()
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    return tmp_path / "logs"
+
+
+Spawn = Callable[..., RemoteBot]
+
+
+@pytest.fixture
+def spawn(tag: str, log_dir: Path, tmp_path: Path) -> Iterator[Spawn]:
+    """``spawn(mode, connect=True, path=ZOO, label=..., limits=None, **env)``: a RemoteBot
+    for the zoo bot in ``mode`` (or the bot at ``path``), with this test's tag,
+    ``MUS_ZOO_OUT`` = the test's tmp_path, and ``limits`` (a dict of [limits] fields)
+    replacing the defaults. At teardown every bot is closed and no process may remain."""
+    bots: list[RemoteBot] = []
+
+    def make(mode: str | None = None, *, connect: bool = True, path: Path = ZOO, label: str | None = None,
+             limits: dict[str, int] | None = None, start_timeout_s: float = 10.0, **env: str) -> RemoteBot:
+        if mode is not None:
+            env["MUS_ZOO_MODE"] = mode
+        env.setdefault("MUS_ZOO_OUT", str(tmp_path))
+        m = manifest(path, tag, **env)
+        if limits is not None:
+            m = dataclasses.replace(m, limits=Limits(**{**dataclasses.asdict(Limits()), **limits}))
+        bot = RemoteBot(m, log_dir, label or f"bot{len(bots)}", start_timeout_s=start_timeout_s)
+        bots.append(bot)
+        if connect:
+            bot.connect()
+        return bot
+
+    yield make
+    pids = [b.process.pid for b in bots if b.process is not None and b.process.pid]
+    close_all(bots)
+    left = wait_gone(tag, pids, timeout_s=3.0)
+    assert left == [], f"processes left behind: {left}"
+    assert tagged_pids(tag) == []
