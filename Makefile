@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint lint-proto typecheck bench proto clean
+.PHONY: setup setup-lang demo test lint lint-proto typecheck bench proto clean
 
 setup: $(STAMP)
 
@@ -30,7 +30,12 @@ lint-proto:
 	cd proto && npx --yes @bufbuild/buf@1.75.0 lint
 	$(PY) sdk/generate.py --check
 
-test: setup lint lint-proto typecheck
+# Node.js, a C++ gRPC toolchain (Debian packages; installed when run as root) and the
+# builds of bots/js and bots/cpp, which the tests in tests/lang play against.
+setup-lang:
+	bash bots/setup-toolchains.sh
+
+test: setup setup-lang lint lint-proto typecheck
 	$(PY) -m pytest
 
 bench: setup
