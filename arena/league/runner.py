@@ -208,8 +208,12 @@ def run_league(
                 fut.cancel()
             raise
     if write_error:
+        try:
+            saved = len(read_results(results_path))
+        except OSError:
+            saved = len(results)
         raise LeagueError(
-            f"{write_error}. The {len(results)} matches finished before are saved in {results_path}; "
+            f"{write_error}. The {saved} matches finished before are saved in {results_path}; "
             "free the space (or fix the device) and continue with --resume"
         )
     standings = write_standings(config, out_dir, results)

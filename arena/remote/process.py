@@ -47,6 +47,11 @@ def _wrapper(limits: Limits) -> list[str]:
     setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
     if setpriv and sys.platform.startswith("linux"):
         out += [setpriv, "--pdeathsig", "KILL", "--"]
+    if _pid_namespaces():
+        # Its own pid namespace: when the bot (the namespace's init) dies, the kernel
+        # kills every process it left, even one that escaped its process group; and the
+        # bot cannot name any process outside (no kill() of another seat's bot).
+        out += [shutil.which("unshare") or "unshare", "--fork", "--pid", "--kill-child=SIGKILL", "--"]
     if prlimit:
         args = []
         if limits.memory_mb:
@@ -60,6 +65,27 @@ def _wrapper(limits: Limits) -> list[str]:
         if args:
             out += [prlimit, *args, "--"]
     return out
+
+
+_PIDNS: bool | None = None
+
+
+def _pid_namespaces() -> bool:
+    """Whether bots can get their own pid namespace here (root, and unshare works)."""
+    global _PIDNS
+    if _PIDNS is None:
+        _PIDNS = False
+        unshare = shutil.which("unshare")
+        if unshare and sys.platform.startswith("linux") and os.geteuid() == 0:
+            try:
+                probe = subprocess.run(
+                    [unshare, "--fork", "--pid", "--kill-child=SIGKILL", "--", "true"],
+                    capture_output=True, timeout=5, check=False,
+                )
+                _PIDNS = probe.returncode == 0
+            except (OSError, subprocess.TimeoutExpired):
+                _PIDNS = False
+    return _PIDNS
 
 
 class BotStartError(RuntimeError):

@@ -160,11 +160,11 @@ def test_league_survives_repeated_kill_9(tmp_path: Path, tag: str) -> None:
     standings = json.loads((out / "standings.json").read_text())
     expected = json.loads((reference / "standings.json").read_text())
     assert without_intervals(standings) == without_intervals(expected), f"kill seed {seed}"
-    # The rating intervals too. This fails whenever results.jsonl lists the matches in
-    # another order than the reference run (and jobs = 2 makes that order vary even
-    # between uninterrupted runs): see test_standings_do_not_depend_on_the_order_of_results.
+    # The rating intervals too, although results.jsonl lists the matches in another order
+    # than the reference run (jobs = 2 makes it vary even between uninterrupted runs):
+    # see test_standings_do_not_depend_on_the_order_of_results.
     assert standings == expected, (
-        f"kill seed {seed}: same results, different rating intervals: they depend on the order of results.jsonl"
+        f"kill seed {seed}: same results, different rating intervals: do they depend on the order of results.jsonl?"
     )
 
 
@@ -176,8 +176,8 @@ def without_intervals(standings: dict[str, Any]) -> dict[str, Any]:
 def test_standings_do_not_depend_on_the_order_of_results() -> None:
     """The same matches listed in another order must give the same standings: a resumed
     league, or one with jobs > 1, appends them to results.jsonl in the order they
-    finish. FAILS today: the bootstrap of the rating intervals (standings.py) draws
-    matches by their index in the list, so the intervals change with the order."""
+    finish, and the bootstrap of the rating intervals draws matches by their index (it
+    failed until compute_standings sorted the results first)."""
     names = ["a", "b", "c"]
     members = {n: (n, n) for n in names}
     winners = [0, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0]

@@ -96,6 +96,28 @@ HOG: list[bytes] = []
 STATE: dict[str, object] = {"server": None, "port": 0}
 
 
+
+def host_pid() -> int:
+    """This process's pid as the host sees it: the arena may start bots in their own pid
+    namespace, where os.getpid() is 1, while /proc is still the host's."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def host_ppid(pid: int) -> int:
+    """The parent of ``pid`` as the host sees it (0 if unknown)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("PPid:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def say(text: str) -> None:
     sys.stderr.write(f"zoo[{MODE}]: {text}\n")
     sys.stderr.flush()
@@ -179,7 +201,7 @@ def peers() -> list[tuple[int, int]]:
     needle = f"\0{SCOPE_ENV}={os.environ.get(SCOPE_ENV, '')}\0".encode()
     out = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
+        if not entry.isdigit() or int(entry) == host_pid():
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as f:
@@ -213,7 +235,7 @@ def probe(match_start: svc_pb.PlayRequest, req: svc_pb.DecisionRequest) -> None:
             except grpc.RpcError as exc:
                 rec["error"] = exc.code().name
         found.append(rec)
-    with open(os.path.join(OUT, f"probe-{os.getpid()}.json"), "w") as f:
+    with open(os.path.join(OUT, f"probe-{host_pid()}.json"), "w") as f:
         json.dump(found, f)
 
 
@@ -237,7 +259,7 @@ def sabotage() -> None:
                 say(f"could not stop {pid}: {exc!r}")
     say(f"stopped {victims} by {attack}")
     if OUT:
-        with open(os.path.join(OUT, f"sabotage-{os.getpid()}.json"), "w") as f:
+        with open(os.path.join(OUT, f"sabotage-{host_pid()}.json"), "w") as f:
             json.dump(victims, f)
     deadline = time.monotonic() + 2.5
     while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}/fd/0") for p in victims):
@@ -247,13 +269,26 @@ def sabotage() -> None:
 def peek_seed(match_start: svc_pb.PlayRequest) -> None:
     """Read the match seed from the hand log the arena has open, and deal the cards again."""
     match_id = match_start.match_start.match_id
-    parent = os.getppid()
     found: dict[str, object] = {"found": False}
-    for fd in os.listdir(f"/proc/{parent}/fd"):
+    # Walk up the host's process tree (wrappers such as unshare may sit in between).
+    ancestors, pid = [], host_pid()
+    for _ in range(6):
+        pid = host_ppid(pid)
+        if pid <= 1:
+            break
+        ancestors.append(pid)
+    paths = []
+    for parent in ancestors:
         try:
-            path = os.readlink(f"/proc/{parent}/fd/{fd}")
+            fds = os.listdir(f"/proc/{parent}/fd")
         except OSError:
             continue
+        for fd in fds:
+            try:
+                paths.append(os.readlink(f"/proc/{parent}/fd/{fd}"))
+            except OSError:
+                continue
+    for path in paths:
         if path.endswith(f"/{match_id}.jsonl"):
             with open(path, encoding="utf-8") as f:
                 header = json.loads(f.readline())
@@ -264,7 +299,7 @@ def peek_seed(match_start: svc_pb.PlayRequest) -> None:
             found = {"found": True, "log": path, "seed": header["seed"],
                      "hands": [format_cards(h) for h in state.hands]}
             break
-    with open(os.path.join(OUT, f"peek-{os.getpid()}.json"), "w") as f:
+    with open(os.path.join(OUT, f"peek-{host_pid()}.json"), "w") as f:
         json.dump(found, f)
 
 
@@ -277,9 +312,12 @@ def introspect() -> None:
     libc.prctl(2, ctypes.byref(pdeathsig), 0, 0, 0)  # PR_GET_PDEATHSIG
     limits = {name: resource.getrlimit(getattr(resource, name))
               for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_NPROC")}
+    me = host_pid()
+    with open(f"/proc/{me}/stat", encoding="utf-8") as f:  # host numbering, as the arena sees it
+        fields = f.read().rsplit(")", 1)[1].split()
     record = {"env": dict(os.environ), "limits": limits, "pdeathsig": pdeathsig.value,
-              "pid": os.getpid(), "pgid": os.getpgid(0), "sid": os.getsid(0)}
-    with open(os.path.join(OUT, f"introspect-{os.getpid()}.json"), "w") as f:
+              "pid": me, "ppid": int(fields[1]), "pgid": int(fields[2]), "sid": int(fields[3])}
+    with open(os.path.join(OUT, f"introspect-{host_pid()}.json"), "w") as f:
         json.dump(record, f)
 
 
@@ -362,7 +400,7 @@ class ZooServicer(BotServicer):
             if which == "match_start":
                 match_start = request
                 if OUT:
-                    with open(os.path.join(OUT, f"seats-{os.getpid()}.txt"), "a") as f:
+                    with open(os.path.join(OUT, f"seats-{host_pid()}.txt"), "a") as f:
                         f.write(f"{request.match_start.seat}\n")
                 if MODE == "flood":
                     threading.Thread(target=flood, daemon=True).start()
@@ -447,9 +485,12 @@ def main() -> None:
     if os.environ.get("MUS_ZOO_CHILD") == "1":
         import subprocess
 
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"], stdin=subprocess.DEVNULL)
-        with open(os.path.join(OUT, f"child-{os.getpid()}.txt"), "w") as f:
-            f.write(str(child.pid))
+        # The child writes its own host pid (its pid in a bot's pid namespace would mean
+        # nothing to the test).
+        target = os.path.join(OUT, f"child-{host_pid()}.txt")
+        code = f"import os, time; open({target + '.tmp'!r}, 'w').write(os.readlink('/proc/self')); " \
+               f"os.replace({target + '.tmp'!r}, {target!r}); time.sleep(3600)"
+        subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
     STATE["port"] = serve_on(0)
     announce(f"127.0.0.1:{STATE['port']}")
     while not STOP.wait(0.05):

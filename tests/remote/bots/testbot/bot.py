@@ -62,6 +62,29 @@ AT = int(os.environ.get("MUS_TEST_AT", "1"))
 OUT = os.environ.get("MUS_TEST_OUT", "")
 
 
+
+def host_pid() -> int:
+    """This process's pid as the host sees it (the arena may give bots their own pid
+    namespace, where os.getpid() means nothing to the test; /proc is the host's)."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def spawn_reporting_child(path: str, prelude: str, new_session: bool = False) -> None:
+    """Start a child that writes its own host pid to ``path``; wait until it has."""
+    code = (
+        f"import os, signal, time; {prelude}"
+        f"open({path + '.tmp'!r}, 'w').write(os.readlink('/proc/self')); os.replace({path + '.tmp'!r}, {path!r}); "
+        "time.sleep(3600)"
+    )
+    subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, start_new_session=new_session)
+    deadline = time.monotonic() + 5
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def huge_action() -> bytes:
     """A serialized discard of 300,000 cards (1.8 MB), built once: building it per answer
     would take longer than a deadline."""
@@ -111,7 +134,7 @@ class FaultServicer(BotServicer):
         super().__init__(bot, on_shutdown)
         self.bot = bot
         self.decisions = 0
-        self.spy_file = open(os.path.join(OUT, f"spy-{os.getpid()}.jsonl"), "a") if MODE == "spy" else None
+        self.spy_file = open(os.path.join(OUT, f"spy-{host_pid()}.jsonl"), "a") if MODE == "spy" else None
 
     def Shutdown(self, request, context):  # type: ignore[no-untyped-def]
         if MODE == "stubborn":
@@ -234,19 +257,10 @@ def main() -> None:
         sys.stderr.flush()
         sys.exit(3)
     if MODE == "spawn_child":
-        child = subprocess.Popen(
-            [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"],
-            stdin=subprocess.DEVNULL,
-        )
-        with open(os.path.join(OUT, "child.pid"), "w") as f:
-            f.write(str(child.pid))
+        spawn_reporting_child(os.path.join(OUT, "child.pid"), "signal.signal(signal.SIGTERM, signal.SIG_IGN); ")
 
     if MODE == "escape":
-        escaped = subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(3600)"], stdin=subprocess.DEVNULL, start_new_session=True,
-        )
-        with open(os.path.join(OUT, "escaped.pid"), "w") as f:
-            f.write(str(escaped.pid))
+        spawn_reporting_child(os.path.join(OUT, "escaped.pid"), "", new_session=True)
 
     stop = threading.Event()
     if MODE == "stubborn":
