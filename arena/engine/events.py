@@ -79,6 +79,10 @@ class Sena(enum.IntEnum):
 class LanceOutcome(enum.Enum):
     """How a lance was decided (the itemised result's first column)."""
 
+    # Members are singletons compared by identity: hash them by identity too, in C
+    # (Enum's own __hash__ is Python code, and the engine keys caches by these).
+    __hash__ = object.__hash__
+
     EN_PASO = "en_paso"
     """Everybody passed; the best hand scores at the count."""
     ACCEPTED = "accepted"
@@ -97,6 +101,8 @@ class LanceOutcome(enum.Enum):
 
 class EventKind(enum.Enum):
     """Kinds of public events in a hand's history."""
+
+    __hash__ = object.__hash__  # see LanceOutcome
 
     MUS_CALL = "mus_call"
     """``seat`` said mus (``action`` MUS) or cut it (``action`` NO_MUS)."""
