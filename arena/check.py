@@ -124,7 +124,7 @@ def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: 
         if isinstance(spec, BotManifest) and bot.process is not None and bot.process.proc is not None:
             proc_ = bot.process.proc
             try:
-                loop.run_until_complete(bot._stub.Shutdown(svc.ShutdownRequest(), timeout=2.0))
+                loop.run_until_complete(bot.request_shutdown(2.0))
                 proc_.wait(timeout=3.0)
                 step("shuts down when asked", True, f"exit code {proc_.returncode}")
             except Exception as exc:

@@ -340,6 +340,16 @@ class RemoteBot:
         await self._write(msg, 5.0)
         await self._end_stream()
 
+    async def request_shutdown(self, timeout_s: float = 2.0) -> None:
+        """Call the bot's ``Shutdown`` RPC (and nothing else: the process is not stopped).
+
+        Raises:
+            grpc.RpcError: the call failed or timed out.
+        """
+        if self._stub is None:
+            raise RuntimeError("not connected")
+        await self._stub.Shutdown(svc.ShutdownRequest(), timeout=timeout_s)
+
     def is_dead(self) -> bool:
         """Whether the bot's process has exited (it is restarted before the next match)."""
         return self.process is not None and not self.process.alive()
