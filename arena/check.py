@@ -9,8 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mus.v1 import bot_service_pb2 as svc
-
 from arena.engine import MusState, Rules, Sena
 from arena.handlog import HandLog
 from arena.referee.match import MatchConfig, play_match, thread_loop
