@@ -66,7 +66,10 @@ def match(
         fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
     mid = match_id or f"match-{seed}"
     try:
+        created = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
+        if created:
+            out.chmod(0o700)  # the log holds the seed: not for bots run as another user
     except OSError as exc:
         fail(f"{out}: cannot create: {exc.strerror or exc}")
     if (out / f"{mid}.jsonl").exists():

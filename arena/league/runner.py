@@ -113,6 +113,9 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> list[di
         raise LeagueError(f"{out_dir}: exists and is not empty; choose another --out, or add --resume to continue it")
     try:
         (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+        # Private to the arena's user: bots run as another user (run_as) cannot read the
+        # seeds, the logs or the results of a league in progress.
+        os.chmod(out_dir, 0o700)
         (out_dir / "bots").mkdir(exist_ok=True)
         tmp = meta.with_suffix(".tmp")
         tmp.write_text(json.dumps(snap, indent=2), encoding="utf-8")

@@ -6,6 +6,7 @@ A manifest is a TOML file::
     command = ["python", "bot.py"]   # "python" becomes the arena's own interpreter
     workdir = "."                    # relative to the manifest
     inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
+    run_as = "nobody"                # optional: another user (the arena must run as root)
     [env]
     MUS_BOT_SEED = "1"
     [limits]                         # per bot process; 0 = no limit
@@ -54,6 +55,9 @@ class BotManifest:
     limits: Limits = field(default_factory=Limits)
     inherit_env: tuple[str, ...] = ()
     """Names of the arena's environment variables the bot receives."""
+    run_as: str | None = None
+    """A user (name or uid) to run the bot as: it then cannot read the arena's files nor
+    touch its processes. Needs an arena running as root."""
 
 
 @dataclass(frozen=True)
@@ -140,9 +144,9 @@ def load_spec(path: Path) -> BotSpec:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
         raise ManifestError(f"{path}: field env: must be a table of strings")
-    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "description"}
+    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "description"}
     if unknown:
-        raise ManifestError(f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits)")
+        raise ManifestError(f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, run_as)")
     raw_limits = data.get("limits", {})
     if not isinstance(raw_limits, dict):
         raise ManifestError(f"{path}: field limits: must be a table")
@@ -155,9 +159,12 @@ def load_spec(path: Path) -> BotSpec:
     inherit = data.get("inherit_env", [])
     if not isinstance(inherit, list) or not all(isinstance(v, str) for v in inherit):
         raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
+    run_as = data.get("run_as")
+    if run_as is not None and not (isinstance(run_as, str) and run_as.strip() or isinstance(run_as, int)):
+        raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
-        Limits(**{**known_limits, **raw_limits}), tuple(inherit),
+        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as),
     )
 
 

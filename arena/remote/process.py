@@ -35,7 +35,22 @@ BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_E
 """The only variables of the arena's environment a bot receives by default."""
 
 
-def _wrapper(limits: Limits) -> list[str]:
+def _user_ids(user: str) -> tuple[int, int]:
+    """uid and gid of a user name or number.
+
+    Raises:
+        BotStartError: no such user.
+    """
+    import pwd
+
+    try:
+        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
+    except (KeyError, ValueError):
+        raise BotStartError(f"run_as: no user {user!r} on this machine") from None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _wrapper(limits: Limits, run_as: str | None = None) -> list[str]:
     """The exec wrappers that apply the limits and tie the bot's life to the arena's.
 
     ``setpriv --pdeathsig KILL`` makes the kernel kill the bot if the arena dies (even
@@ -52,6 +67,12 @@ def _wrapper(limits: Limits) -> list[str]:
         # kills every process it left, even one that escaped its process group; and the
         # bot cannot name any process outside (no kill() of another seat's bot).
         out += [shutil.which("unshare") or "unshare", "--fork", "--pid", "--kill-child=SIGKILL", "--"]
+    if run_as is not None:
+        # After unshare, which needs root: the bot itself runs as the other user.
+        if os.geteuid() != 0 or not setpriv:
+            raise BotStartError(f"run_as {run_as!r} needs an arena running as root, with setpriv (util-linux)")
+        uid, gid = _user_ids(run_as)
+        out += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
     if prlimit:
         args = []
         if limits.memory_mb:
@@ -147,7 +168,7 @@ class BotProcess:
             raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
             self.proc = subprocess.Popen(
-                [*_wrapper(m.limits), *m.command],
+                [*_wrapper(m.limits, m.run_as), *m.command],
                 cwd=m.workdir,
                 env=env,
                 stdin=subprocess.DEVNULL,

@@ -395,3 +395,65 @@ def test_a_bots_child_does_not_outlive_a_killed_arena(tmp_path: Path, tag: str) 
             os.kill(pid, signal.SIGKILL)
         arena.kill()
         arena.wait(5)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="run_as needs an arena running as root")
+def test_a_bot_run_as_another_user_cannot_read_the_seed(tag: str) -> None:
+    """The fix for the weakness above: with ``run_as`` the bot runs as another user, the
+    output folder is private (0700), and the peeking bot finds no log to read; the
+    match is played as usual."""
+    import pwd
+    import tempfile
+
+    user = next((u for u in ("nobody", "daemon") if _has_user(u)), None)
+    assert user is not None, "no unprivileged user on this machine"
+    shared = Path(tempfile.mkdtemp(prefix="mus-zoo-"))  # where the bot may write its report
+    shared.chmod(0o777)
+    out = Path(tempfile.mkdtemp(prefix="mus-zoo-out-"))
+    try:
+        spec = manifest(ZOO, tag, MUS_ZOO_MODE="peek_seed", MUS_ZOO_OUT=str(shared))
+        python, pythonpath = _python_for_other_users()
+        spec = dataclasses.replace(
+            spec, run_as=user, command=(python, *spec.command[1:]),
+            env={**spec.env, **({"PYTHONPATH": pythonpath} if pythonpath else {})},
+        )
+        specs = [spec] + [manifest(TRIVIAL_BOT, tag) for _ in range(3)]
+        out.chmod(0o700)
+        outcome = run_match(specs, Seating(("zoo", "t", "t", "t")), config(match_id="private"), out / "logs")
+        assert outcome.result.reason == "completed" and outcome.result.faults == []
+        reports = list(shared.glob("peek-*.json"))
+        assert reports, "the bot wrote no report"
+        peek = json.loads(reports[0].read_text())
+        assert peek["found"] is False
+        assert pwd.getpwuid(reports[0].stat().st_uid).pw_name == user
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+    assert wait_gone(tag, timeout_s=3.0) == []
+
+
+def _has_user(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _python_for_other_users() -> tuple[str, str]:
+    """An interpreter another user can run, and the PYTHONPATH it needs for our packages.
+
+    The venv's interpreter may live where only root can reach it (pyenv under /root);
+    then the system's python3 of the same version runs the bot, with the venv's
+    site-packages, the SDK and the repository on its path."""
+    real = Path(os.path.realpath(sys.executable))
+    reachable = all(p.stat().st_mode & 0o001 for p in real.parents if p != Path("/"))
+    if reachable:
+        return sys.executable, ""
+    system = Path("/usr/bin") / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    assert system.exists(), f"{sys.executable} is not reachable by other users and there is no {system}"
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    root = Path(__file__).resolve().parents[2]
+    return str(system), os.pathsep.join([site, str(root / "sdk"), str(root)])
