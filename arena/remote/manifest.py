@@ -160,7 +160,7 @@ def load_spec(path: Path) -> BotSpec:
     if not isinstance(inherit, list) or not all(isinstance(v, str) for v in inherit):
         raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
     run_as = data.get("run_as")
-    if run_as is not None and not (isinstance(run_as, str) and run_as.strip() or isinstance(run_as, int)):
+    if run_as is not None and not ((isinstance(run_as, str) and run_as.strip()) or isinstance(run_as, int)):
         raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
