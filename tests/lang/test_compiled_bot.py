@@ -15,18 +15,17 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from lang_helpers import gone, info, launch_env, run
 from mus.v1 import bot_service_pb2 as svc_pb
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake as hs
@@ -120,68 +119,26 @@ def cpp_bot() -> Path:
     return CPP
 
 
-def _js_installed() -> bool:
-    """Whether ``npm ci`` has run in bots/js since its lockfile last changed."""
-    marker = JS / "node_modules" / ".package-lock.json"
-    if not marker.exists() or not (JS / "node_modules" / "@grpc" / "grpc-js" / "package.json").exists():
-        return False
-    return marker.stat().st_mtime >= (JS / "package-lock.json").stat().st_mtime
-
-
-@pytest.fixture(scope="session")
-def js_opponent() -> Path:
-    """bots/js with its dependencies (``npm ci`` once, under the lock that
-    tests/lang/test_js_bot.py uses too)."""
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(
-            f"the match against the JavaScript bot needs {' and '.join(missing)}: "
-            "install Node.js (18 or newer) and npm, e.g. `apt-get install nodejs npm`",
-            pytrace=False,
-        )
-    digest = hashlib.sha1(str(JS).encode()).hexdigest()[:12]
-    lock_path = Path(tempfile.gettempdir()) / f"mus-arena-npm-ci-{digest}.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not _js_installed():
-                out = subprocess.run(
-                    ["npm", "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True, timeout=600
-                )
-                if out.returncode != 0:
-                    pytest.fail(
-                        f"`npm ci` in {JS} failed (exit {out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-4000:]}",
-                        pytrace=False,
-                    )
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return JS
-
-
-def _run(args: list[str], timeout: float = 180, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
 # ---------------------------------------------------------------------- build, check, play
 
 
 def test_strategy_self_test(cpp_bot: Path) -> None:
     """The evaluation agrees with RULES.md §13's vectors; sample decisions are legal."""
-    out = _run([str(SELF_TEST)])
+    out = run([str(SELF_TEST)])
     assert out.returncode == 0, f"strategy_test failed:\n{out.stdout[-4000:]}\n{out.stderr[-2000:]}"
 
 
 def test_mus_check_passes(cpp_bot: Path) -> None:
-    out = _run([str(MUS), "check", str(cpp_bot)])
+    out = run([str(MUS), "check", str(cpp_bot)])
     assert out.returncode == 0, f"mus check bots/cpp failed (exit {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
     assert "[FAIL]" not in out.stdout
 
 
-def test_match_against_js_bot(cpp_bot: Path, js_opponent: Path, tmp_path: Path) -> None:
+def test_match_against_js_bot(cpp_bot: Path, js_bot: Path, tmp_path: Path) -> None:
     """C++ at S0/S2, JavaScript at S1/S3: the match completes with no fault, and its hand
     log replays through the engine."""
-    out = _run(
-        [str(MUS), "match", str(cpp_bot), str(js_opponent), "--seed", "11", "--out", str(tmp_path), "--json"]
+    out = run(
+        [str(MUS), "match", str(cpp_bot), str(js_bot), "--seed", "11", "--out", str(tmp_path), "--json"]
     )
     assert out.returncode == 0, f"mus match failed (exit {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
     result = json.loads(out.stdout)
@@ -195,18 +152,11 @@ def test_match_against_js_bot(cpp_bot: Path, js_opponent: Path, tmp_path: Path) 
         assert seat["decisions"] > 0
     for seat in (0, 2):  # the C++ seats answer fast (the deadline is 2,000 ms)
         assert result["seats"][seat]["max_decision_ms"] < 1000, result["seats"]
-    verify = _run([str(MUS), "replay", "--verify", str(tmp_path / result["log"])])
+    verify = run([str(MUS), "replay", "--verify", str(tmp_path / result["log"])])
     assert verify.returncode == 0, f"mus replay --verify failed:\n{verify.stdout[-3000:]}\n{verify.stderr[-2000:]}"
 
 
 # ---------------------------------------------------------------------- the handshake
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUS_ARENA_")}
-    env.update({hs.COOKIE_ENV: hs.COOKIE_VALUE, hs.PROTOCOL_VERSIONS_ENV: "1"})
-    env.update(extra)
-    return env
 
 
 def _start(env: dict[str, str], argv: list[str] | None = None) -> subprocess.Popen[str]:
@@ -222,41 +172,8 @@ def _start(env: dict[str, str], argv: list[str] | None = None) -> subprocess.Pop
     )
 
 
-def _gone(pid: int, timeout_s: float) -> bool:
-    """Whether process ``pid`` has exited (a zombie counts as exited) within the time."""
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for p in started:  # each in a session of its own: stop the whole group (the bot too)
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait(5)
-
-
-def _info(target: str) -> svc_pb.GetInfoResponse:
-    with grpc.insecure_channel(target) as channel:
-        return svc_grpc.BotServiceStub(channel).GetInfo(
-            svc_pb.GetInfoRequest(protocol_versions=[1]), timeout=5, wait_for_ready=True
-        )
-
-
 def test_without_cookie_exits_with_a_message(cpp_bot: Path) -> None:
-    env = _env()
+    env = launch_env()
     del env[hs.COOKIE_ENV]
     out = subprocess.run([str(BIN)], cwd=cpp_bot, env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
@@ -265,7 +182,7 @@ def test_without_cookie_exits_with_a_message(cpp_bot: Path) -> None:
 
 
 def test_no_common_protocol_version_exits(cpp_bot: Path) -> None:
-    env = _env(**{hs.PROTOCOL_VERSIONS_ENV: "7,8"})
+    env = launch_env(**{hs.PROTOCOL_VERSIONS_ENV: "7,8"})
     out = subprocess.run([str(BIN)], cwd=cpp_bot, env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
     assert out.stdout == ""
@@ -274,20 +191,20 @@ def test_no_common_protocol_version_exits(cpp_bot: Path) -> None:
 
 def test_tcp_announce_info_sigint_sigterm(cpp_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """Announces 127.0.0.1:PORT, answers GetInfo, ignores SIGINT, exits 0 on SIGTERM."""
-    p = _start(_env(**{hs.PROTOCOL_VERSIONS_ENV: "2, 1"}))
+    p = _start(launch_env(**{hs.PROTOCOL_VERSIONS_ENV: "2, 1"}))
     procs.append(p)
     assert p.stdout is not None
     line = p.stdout.readline()
     ann = hs.parse_line(line)
     assert (ann.core_version, ann.app_version, ann.network) == (1, 1, "tcp")
     assert ann.address.startswith("127.0.0.1:") and line.strip().endswith("|grpc")
-    info = _info(ann.target)
-    assert (info.name, list(info.protocol_versions)) == ("cppbot", [1])
-    assert info.version and info.author
+    got = info(ann.target)
+    assert (got.name, list(got.protocol_versions)) == ("cppbot", [1])
+    assert got.version and got.author
     p.send_signal(signal.SIGINT)
     time.sleep(0.3)
     assert p.poll() is None, "SIGINT must be ignored (the arena owns the bot's lifetime)"
-    assert _info(ann.target).name == "cppbot"
+    assert info(ann.target).name == "cppbot"
     p.send_signal(signal.SIGTERM)
     assert p.wait(5) == 0
 
@@ -297,7 +214,7 @@ def test_unix_socket_and_shutdown(cpp_bot: Path, procs: list[subprocess.Popen[st
     removes its socket."""
     sock_dir = Path(tempfile.mkdtemp(prefix="mus-cpp-"))
     try:
-        p = _start(_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
+        p = _start(launch_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
         procs.append(p)
         assert p.stdout is not None
         ann = hs.parse_line(p.stdout.readline())
@@ -316,11 +233,11 @@ def test_unix_socket_and_shutdown(cpp_bot: Path, procs: list[subprocess.Popen[st
 def test_exits_when_its_parent_goes_away(cpp_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """The bot's parent (a shell standing in for the arena) is killed: the bot notices
     that it was reparented and exits within a few seconds."""
-    shell = _start(_env(), ["/bin/sh", "-c", f"'{BIN}' & echo $!; wait"])
+    shell = _start(launch_env(), ["/bin/sh", "-c", f"'{BIN}' & echo $!; wait"])
     procs.append(shell)
     assert shell.stdout is not None
     bot_pid = int(shell.stdout.readline())
     hs.parse_line(shell.stdout.readline())  # the bot is up and serving
     shell.kill()  # SIGKILL to the shell only; the bot is reparented
     shell.wait(5)
-    assert _gone(bot_pid, 5.0), "the bot kept running after its parent died"
+    assert gone(bot_pid, 5.0), "the bot kept running after its parent died"

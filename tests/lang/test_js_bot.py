@@ -10,21 +10,17 @@ the lockfile.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-import pytest
+from lang_helpers import gone, info, launch_env, run
 from mus.v1 import bot_service_pb2 as svc_pb
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake as hs
@@ -35,70 +31,8 @@ MUS = Path(sys.executable).parent / "mus"
 INSTALL_HINT = "install Node.js (18 or newer) and npm, e.g. `apt-get install nodejs npm` on Debian/Ubuntu"
 
 
-def _toolchain() -> None:
-    """Fail (not skip) with what to install when node or npm is missing or too old."""
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(
-            f"the JavaScript bot needs {' and '.join(missing)}, not found on PATH: {INSTALL_HINT}",
-            pytrace=False,
-        )
-    out = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30)
-    version = out.stdout.strip().lstrip("v")
-    try:
-        major = int(version.split(".")[0])
-    except ValueError:
-        major = 0
-    if major < 18:
-        pytest.fail(
-            f"the JavaScript bot needs Node.js 18 or newer, found {version or out.stderr.strip()!r}: {INSTALL_HINT}",
-            pytrace=False,
-        )
-
-
-def _installed() -> bool:
-    """Whether ``npm ci`` has run since the lockfile last changed (npm writes the marker)."""
-    marker = JS / "node_modules" / ".package-lock.json"
-    if not marker.exists() or not (JS / "node_modules" / "@grpc" / "grpc-js" / "package.json").exists():
-        return False
-    return marker.stat().st_mtime >= (JS / "package-lock.json").stat().st_mtime
-
-
-@pytest.fixture(scope="session")
-def js_bot() -> Path:
-    """bots/js with its dependencies installed: ``npm ci`` once, under a file lock so that
-    parallel test workers do not install at the same time."""
-    _toolchain()
-    digest = hashlib.sha1(str(JS).encode()).hexdigest()[:12]
-    lock_path = Path(tempfile.gettempdir()) / f"mus-arena-npm-ci-{digest}.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not _installed():
-                out = subprocess.run(
-                    ["npm", "ci", "--no-audit", "--no-fund"],
-                    cwd=JS,
-                    capture_output=True,
-                    text=True,
-                    timeout=600,
-                )
-                if out.returncode != 0:
-                    pytest.fail(
-                        f"`npm ci` in {JS} failed (exit {out.returncode}); it needs the npm registry.\n"
-                        f"{out.stdout[-2000:]}\n{out.stderr[-4000:]}",
-                        pytrace=False,
-                    )
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return JS
-
-
-def _run(args: list[str], timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
 def test_mus_check_passes(js_bot: Path) -> None:
-    out = _run([str(MUS), "check", str(js_bot)])
+    out = run([str(MUS), "check", str(js_bot)])
     assert out.returncode == 0, (
         f"mus check bots/js failed (exit {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
     )
@@ -106,14 +40,14 @@ def test_mus_check_passes(js_bot: Path) -> None:
 
 
 def test_strategy_unit_tests(js_bot: Path) -> None:
-    out = _run(["node", "--test", "test/"], cwd=js_bot)
+    out = run(["node", "--test", "test/"], cwd=js_bot)
     assert out.returncode == 0, f"npm test failed:\n{out.stdout[-4000:]}\n{out.stderr[-2000:]}"
 
 
 def test_match_against_python_rulebot(js_bot: Path, tmp_path: Path) -> None:
     """JS at S0/S2, rulebot at S1/S3: the match completes with no fault, and its hand log
     replays through the engine."""
-    out = _run(
+    out = run(
         [
             str(MUS),
             "match",
@@ -141,20 +75,13 @@ def test_match_against_python_rulebot(js_bot: Path, tmp_path: Path) -> None:
     for seat in (0, 2):  # the JS seats answer fast (the deadline is 2,000 ms)
         assert result["seats"][seat]["max_decision_ms"] < 1000, result["seats"]
     log = tmp_path / result["log"]
-    verify = _run([str(MUS), "replay", "--verify", str(log)])
+    verify = run([str(MUS), "replay", "--verify", str(log)])
     assert verify.returncode == 0, (
         f"mus replay --verify failed:\n{verify.stdout[-3000:]}\n{verify.stderr[-2000:]}"
     )
 
 
 # ---------------------------------------------------------------------- the handshake
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUS_ARENA_")}
-    env.update({hs.COOKIE_ENV: hs.COOKIE_VALUE, hs.PROTOCOL_VERSIONS_ENV: "1"})
-    env.update(extra)
-    return env
 
 
 def _start(env: dict[str, str], argv: list[str] | None = None) -> subprocess.Popen[str]:
@@ -170,41 +97,8 @@ def _start(env: dict[str, str], argv: list[str] | None = None) -> subprocess.Pop
     )
 
 
-def _gone(pid: int, timeout_s: float) -> bool:
-    """Whether process ``pid`` has exited (a zombie counts as exited) within the time."""
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for p in started:  # each in a session of its own: stop the whole group (the bot too)
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait(5)
-
-
-def _info(target: str) -> svc_pb.GetInfoResponse:
-    with grpc.insecure_channel(target) as channel:
-        return svc_grpc.BotServiceStub(channel).GetInfo(
-            svc_pb.GetInfoRequest(protocol_versions=[1]), timeout=5, wait_for_ready=True
-        )
-
-
 def test_without_cookie_exits_with_a_message(js_bot: Path) -> None:
-    env = _env()
+    env = launch_env()
     del env[hs.COOKIE_ENV]
     out = subprocess.run(["node", "bot.js"], cwd=js_bot, env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
@@ -216,7 +110,7 @@ def test_no_common_protocol_version_exits(js_bot: Path) -> None:
     out = subprocess.run(
         ["node", "bot.js"],
         cwd=js_bot,
-        env=_env(**{hs.PROTOCOL_VERSIONS_ENV: "7,8"}),
+        env=launch_env(**{hs.PROTOCOL_VERSIONS_ENV: "7,8"}),
         capture_output=True,
         text=True,
         timeout=30,
@@ -227,20 +121,20 @@ def test_no_common_protocol_version_exits(js_bot: Path) -> None:
 
 def test_tcp_announce_info_sigint_sigterm(js_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """Announces 127.0.0.1:PORT, answers GetInfo, ignores SIGINT, exits 0 on SIGTERM."""
-    p = _start(_env(**{hs.PROTOCOL_VERSIONS_ENV: "1,2"}))
+    p = _start(launch_env(**{hs.PROTOCOL_VERSIONS_ENV: "1,2"}))
     procs.append(p)
     assert p.stdout is not None
     line = p.stdout.readline()
     ann = hs.parse_line(line)
     assert (ann.core_version, ann.app_version, ann.network) == (1, 1, "tcp")
     assert ann.address.startswith("127.0.0.1:") and line.strip().endswith("|grpc")
-    info = _info(ann.target)
-    assert (info.name, list(info.protocol_versions)) == ("jsbot", [1])
-    assert info.version and info.author
+    got = info(ann.target)
+    assert (got.name, list(got.protocol_versions)) == ("jsbot", [1])
+    assert got.version and got.author
     p.send_signal(signal.SIGINT)
     time.sleep(0.3)
     assert p.poll() is None, "SIGINT must be ignored (the arena owns the bot's lifetime)"
-    assert _info(ann.target).name == "jsbot"
+    assert info(ann.target).name == "jsbot"
     p.send_signal(signal.SIGTERM)
     assert p.wait(5) == 0
 
@@ -250,7 +144,7 @@ def test_unix_socket_and_shutdown(js_bot: Path, procs: list[subprocess.Popen[str
     removes its socket."""
     sock_dir = Path(tempfile.mkdtemp(prefix="mus-js-"))
     try:
-        p = _start(_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
+        p = _start(launch_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
         procs.append(p)
         assert p.stdout is not None
         ann = hs.parse_line(p.stdout.readline())
@@ -269,11 +163,11 @@ def test_unix_socket_and_shutdown(js_bot: Path, procs: list[subprocess.Popen[str
 def test_exits_when_its_parent_goes_away(js_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """The bot's parent (a shell standing in for the arena) is killed: the bot notices
     that it was reparented and exits within a few seconds."""
-    shell = _start(_env(), ["/bin/sh", "-c", "node bot.js & echo $!; wait"])
+    shell = _start(launch_env(), ["/bin/sh", "-c", "node bot.js & echo $!; wait"])
     procs.append(shell)
     assert shell.stdout is not None
     bot_pid = int(shell.stdout.readline())
     hs.parse_line(shell.stdout.readline())  # the bot is up and serving
     shell.kill()  # SIGKILL to the shell only; the bot is reparented
     shell.wait(5)
-    assert _gone(bot_pid, 5.0), "the bot kept running after its parent died"
+    assert gone(bot_pid, 5.0), "the bot kept running after its parent died"
