@@ -41,6 +41,8 @@ class ReplayedStep:
     fault: dict[str, Any] | None
     view: SeatView | None = None
     """The acting seat's view before the step (only when asked for)."""
+    phase: str = ""
+    """``mus``, ``discard`` or the lance being bet (``grande`` …) when the step was taken."""
 
 
 @dataclass
@@ -124,6 +126,8 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 broken = True
                 break
             view = state.view(seat) if with_views else None
+            lance = state.current_lance
+            phase = lance.name.lower() if lance is not None else state.phase.name.lower()
             visible: tuple[bool, ...] = ()
             sena_name = step.get("sena")
             try:
@@ -138,7 +142,9 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 hand.mismatches.append(f"hand {hand.number} step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}")
                 broken = True
                 break
-            hand.steps.append(ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view))
+            hand.steps.append(
+                ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase)
+            )
         if not broken:
             if len(state.hand_results) == results_before:
                 hand.mismatches.append(f"hand {hand.number}: the logged steps do not finish the hand")
@@ -190,7 +196,7 @@ def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str
             sena = f"  [seña: {st.sena}]"
         timing = f"  {st.ms:.1f} ms" if st.ms is not None else ""
         fault = f"  FAULT {st.fault['kind']}: {st.fault.get('detail', '')}" if st.fault else ""
-        echo(f"   {st.index:>3}  S{st.seat}  {action}{sena}{timing}{fault}")
+        echo(f"   {st.index:>3}  {st.phase:<8} S{st.seat}  {action}{sena}{timing}{fault}")
     if hand.result is not None:
         from arena.results import format_result
 

@@ -32,7 +32,7 @@ TV06 = REPO / "tests" / "scenarios" / "tv06_full_hand.toml"
 
 CARD = re.compile(r"\b[1-7SCRA][oceb]\b")
 """A card in the logs' notation (rank then suit: ``Ro``, ``7c``, ``Ae``...)."""
-STEP = re.compile(r"^\s+(\d+)\s+S(\d)\s+(.*)$")
+STEP = re.compile(r"^\s+(\d+)\s+(?:[a-z]+\s+)?S(\d)\s+(.*)$")  # index, phase or lance, seat, action
 DEALT = re.compile(r"^\s+S(\d) \(T\d\) dealt: (.*)$")
 SHOWN = re.compile(r"^\s+S\d \(T\d\): ")
 """The first result line of a hand: the revealed cards."""
