@@ -45,6 +45,7 @@ from arena.engine import (
     Sena,
     parse_rank,
 )
+from arena.engine.actions import format_legal
 from arena.engine.cards import SUIT_CHARS
 from arena.results import format_result, result_to_json
 
@@ -360,7 +361,7 @@ def play(scenario: Scenario) -> ScenarioOutcome:
         if step.seat is not None and step.seat != state.to_act:
             raise ScenarioError(
                 f"{step.text!r}: S{step.seat} is not to act, S{state.to_act} is "
-                f"(legal: {', '.join(str(a) for a in state.legal_actions())})",
+                f"(legal: {format_legal(state.legal_actions())})",
                 field="hand.actions",
                 line=step.line,
             )
@@ -369,7 +370,7 @@ def play(scenario: Scenario) -> ScenarioOutcome:
         except IllegalActionError as exc:
             raise ScenarioError(str(exc), field="hand.actions", line=step.line) from None
     if not state.hand_results:
-        legal = ", ".join(str(a) for a in state.legal_actions())
+        legal = format_legal(state.legal_actions())
         raise ScenarioError(
             f"the script ended before the hand did; S{state.to_act} is to act (legal: {legal})",
             field="hand.actions",

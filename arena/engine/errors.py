@@ -29,7 +29,9 @@ class IllegalActionError(MusError):
         self.seat = seat
         self.action = action
         self.legal = legal
-        legal_text = ", ".join(str(a) for a in legal) or "nothing (no seat is to act)"
+        from arena.engine.actions import format_legal  # actions imports nothing of errors: no cycle
+
+        legal_text = format_legal(legal) or "nothing (no seat is to act)"
         who = f"S{seat}" if seat is not None else "nobody"
         reason = f" ({why})" if why else ""
         super().__init__(f"illegal action for {who}: {action}{reason}; legal: {legal_text}")

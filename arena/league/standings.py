@@ -188,7 +188,3 @@ def compute_standings(
     ordered = sorted(table.values(), key=lambda e: (-e.rating, -e.wins, e.name))
     return Standings(ordered, cross)
 
-
-def standings_json(standings: Standings) -> str:
-    """standings.json text."""
-    return json.dumps(standings.to_json(), indent=2)

@@ -25,6 +25,7 @@ from arena.engine import (
     Rules,
     format_cards,
 )
+from arena.engine.actions import format_legal
 from arena.referee.player import (
     BotFault,
     DecisionTiming,
@@ -203,7 +204,7 @@ async def play_match_async(
                 raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms (deadline {timing.deadline_s * 1000:.0f} ms)")
             action: Action = decision.action
             if not state.is_legal(action):
-                raise BotFault(FaultKind.ILLEGAL_ACTION, f"{action} is not legal (legal: {', '.join(str(a) for a in view.legal_actions)})")
+                raise BotFault(FaultKind.ILLEGAL_ACTION, f"{action} is not legal (legal: {format_legal(view.legal_actions)})")
             if decision.sena is not None:
                 try:
                     state.give_sena(seat, decision.sena)
