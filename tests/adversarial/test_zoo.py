@@ -410,12 +410,13 @@ def test_a_bot_run_as_another_user_cannot_read_the_seed(tag: str) -> None:
     shared = Path(tempfile.mkdtemp(prefix="mus-zoo-"))  # where the bot may write its report
     shared.chmod(0o777)
     out = Path(tempfile.mkdtemp(prefix="mus-zoo-out-"))
+    staged = _stage_for_other_users()
     try:
         spec = manifest(ZOO, tag, MUS_ZOO_MODE="peek_seed", MUS_ZOO_OUT=str(shared))
-        python, pythonpath = _python_for_other_users()
+        python = _python_for_other_users()
         spec = dataclasses.replace(
-            spec, run_as=user, command=(python, *spec.command[1:]),
-            env={**spec.env, **({"PYTHONPATH": pythonpath} if pythonpath else {})},
+            spec, run_as=user, command=(python, "bot.py"), workdir=staged / "zoo",
+            env={**spec.env, "PYTHONPATH": str(staged)},
         )
         specs = [spec] + [manifest(TRIVIAL_BOT, tag) for _ in range(3)]
         out.chmod(0o700)
@@ -429,6 +430,7 @@ def test_a_bot_run_as_another_user_cannot_read_the_seed(tag: str) -> None:
     finally:
         shutil.rmtree(shared, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(staged, ignore_errors=True)
     assert wait_gone(tag, timeout_s=3.0) == []
 
 
@@ -442,18 +444,38 @@ def _has_user(name: str) -> bool:
     return True
 
 
-def _python_for_other_users() -> tuple[str, str]:
-    """An interpreter another user can run, and the PYTHONPATH it needs for our packages.
-
-    The venv's interpreter may live where only root can reach it (pyenv under /root);
-    then the system's python3 of the same version runs the bot, with the venv's
-    site-packages, the SDK and the repository on its path."""
+def _python_for_other_users() -> str:
+    """An interpreter another user can run: the venv's may live where only root can
+    reach it (pyenv under /root); then the system's python3 of the same version."""
     real = Path(os.path.realpath(sys.executable))
-    reachable = all(p.stat().st_mode & 0o001 for p in real.parents if p != Path("/"))
-    if reachable:
-        return sys.executable, ""
+    if all(p.stat().st_mode & 0o001 for p in real.parents if p != Path("/")):
+        return sys.executable
     system = Path("/usr/bin") / f"python{sys.version_info.major}.{sys.version_info.minor}"
     assert system.exists(), f"{sys.executable} is not reachable by other users and there is no {system}"
-    site = next(p for p in sys.path if p.endswith("site-packages"))
-    root = Path(__file__).resolve().parents[2]
-    return str(system), os.pathsep.join([site, str(root / "sdk"), str(root)])
+    return str(system)
+
+
+def _stage_for_other_users() -> Path:
+    """A world-readable copy of what the zoo bot imports (itself, arena, the SDK, grpc,
+    protobuf): the checkout and its venv may sit in a folder only root can enter."""
+    import tempfile
+
+    import grpc
+    import mus_sdk
+    import typing_extensions
+    from google import protobuf
+
+    import arena
+
+    root = Path(tempfile.mkdtemp(prefix="mus-zoo-stage-"))
+    shutil.copytree(ZOO, root / "zoo")
+    for package in (Path(arena.__file__).parent, Path(mus_sdk.__file__).parent, Path(grpc.__file__).parent):
+        shutil.copytree(package, root / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(mus_sdk.__file__).parent.parent / "mus", root / "mus", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(protobuf.__file__).parent.parent, root / "google", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(typing_extensions.__file__, root / "typing_extensions.py")  # grpc.aio needs it
+    for dirpath, _dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    return root
