@@ -231,6 +231,10 @@ def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
     # code). Run the bot's atexit handlers ourselves, flush, and exit at once.
     import atexit
 
+    # A handler that blocks (a bot's own, or a library's) must not keep us alive.
+    watchdog = threading.Timer(2.0, os._exit, args=(0,))
+    watchdog.daemon = True
+    watchdog.start()
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
