@@ -18,9 +18,28 @@ def machine() -> dict[str, object]:
                     break
     except OSError:
         pass
-    return {
+    info: dict[str, object] = {
         "cpu": cpu,
         "cores": os.cpu_count(),
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
     }
+    try:
+        import grpc  # type: ignore[import-untyped]
+
+        info["grpcio"] = grpc.__version__
+        info["grpc_experiments"] = os.environ.get("GRPC_EXPERIMENTS", "")
+    except ImportError:
+        pass
+    # How an idle virtual CPU waits decides what waking a thread costs, which dominates
+    # gRPC round trips on small VMs (halt without polling: every wake-up is a VM exit).
+    for key, path in (
+        ("cpuidle", "/sys/devices/system/cpu/cpuidle/current_driver"),
+        ("guest_halt_poll_ns", "/sys/module/haltpoll/parameters/guest_halt_poll_ns"),
+    ):
+        try:
+            with open(path, encoding="utf-8") as f:
+                info[key] = f.read().strip()
+        except OSError:
+            pass
+    return info

@@ -13,11 +13,20 @@ Measures, with a trivial echo servicer running in separate processes:
   ``DecisionRequest`` and waiting for each ``Decision``: the ceiling of the protocol
   with the SDK's decode/convert/decide/encode path and no referee work;
 
+* ``session_rr4_aio``: the shape and client of the arena exactly: four servers, the
+  ``grpc.aio`` client (the arena's), and each stream opened by one message that gets no
+  answer (the arena's match start) before the round trips.
+
 over TCP (``127.0.0.1:0``) and a unix socket, with the servers implemented with the sync
-``grpc.server`` (what ``mus_sdk.serve`` uses) and with ``grpc.aio``. The client is the sync
-API, as the arena's. Payloads are raw bytes sized like a decision request (~300 bytes)
-and a decision (~16 bytes), so protobuf costs are excluded: this is the transport's
-ceiling, not the protocol's.
+``grpc.server`` (what ``mus_sdk.serve`` uses) and with ``grpc.aio``. The other clients are
+the sync API. Payloads are raw bytes sized like a decision request (~300 bytes) and a
+decision (~16 bytes), so protobuf costs are excluded: this is the transport's ceiling,
+not the protocol's.
+
+``session_rr4_aio`` is the baseline that stands for the arena's transport (same client
+API, same stream shape). Beware of an echo server that also answers the opening
+message: the client then always finds the previous answer waiting, and the "round
+trips" are pipelined (we measured that artefact at about 1.7x the true rate).
 
 Usage::
 
@@ -42,6 +51,10 @@ from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
 
+try:  # the transport tuning the arena and SDK bots run with (mus_sdk/_grpc_tuning.py);
+    import mus_sdk  # noqa: F401  # MUS_GRPC_TUNING=0 measures grpcio's defaults instead
+except ImportError:
+    pass
 import grpc
 
 SERVICE = "bench.Echo"
@@ -65,12 +78,20 @@ def _stream(requests: Iterator[bytes], context: Any) -> Iterator[bytes]:
         yield REPLY
 
 
+def _session(requests: Iterator[bytes], context: Any) -> Iterator[bytes]:
+    """Like ``_stream``, but the first message (the opening notification) gets no answer."""
+    for i, _ in enumerate(requests):
+        if i:
+            yield REPLY
+
+
 def _handlers() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(
         SERVICE,
         {
             "Unary": grpc.unary_unary_rpc_method_handler(_unary, _identity, _identity),
             "Stream": grpc.stream_stream_rpc_method_handler(_stream, _identity, _identity),
+            "Session": grpc.stream_stream_rpc_method_handler(_session, _identity, _identity),
         },
     )
 
@@ -93,6 +114,14 @@ async def _aio_stream(requests: Any, context: Any) -> Any:
         yield REPLY
 
 
+async def _aio_session(requests: Any, context: Any) -> Any:
+    first = True
+    async for _ in requests:
+        if not first:
+            yield REPLY
+        first = False
+
+
 def serve_aio(address: str) -> None:
     async def main() -> None:
         server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
@@ -103,6 +132,7 @@ def serve_aio(address: str) -> None:
                     {
                         "Unary": grpc.unary_unary_rpc_method_handler(_aio_unary, _identity, _identity),
                         "Stream": grpc.stream_stream_rpc_method_handler(_aio_stream, _identity, _identity),
+                        "Session": grpc.stream_stream_rpc_method_handler(_aio_session, _identity, _identity),
                     },
                 ),
             )
@@ -183,6 +213,48 @@ def bench_stream(
             c.close()
 
 
+OPENING = b"o" * 60
+"""The opening notification of a session stream (sized like a match start)."""
+SESSION = f"/{SERVICE}/Session"
+
+
+def bench_session_aio(
+    addresses: list[str], seconds: float, method: str = SESSION, opening: bytes = OPENING, request: bytes = REQUEST
+) -> float:
+    """Round trips per second as the arena drives its seats: the ``grpc.aio`` client, one
+    stream per server opened by ``opening`` (no answer expected), then one ``request``
+    at a time to each server in turn, each waiting for its answer."""
+
+    async def main() -> float:
+        channels = [grpc.aio.insecure_channel(a) for a in addresses]
+        try:
+            calls = [c.stream_stream(method, None, None)() for c in channels]
+            for call in calls:
+                await call.write(opening)
+
+            async def timed(n: int) -> float:
+                start = time.perf_counter()
+                for k in range(n):
+                    call = calls[k % len(calls)]
+                    await call.write(request)
+                    await call.read()
+                return time.perf_counter() - start
+
+            await timed(200)  # warm-up
+            n, elapsed = 0, 0.0
+            while elapsed < seconds:
+                elapsed += await timed(100 * len(calls))
+                n += 100 * len(calls)
+            for call in calls:
+                await call.done_writing()
+            return n / elapsed
+        finally:
+            for c in channels:
+                await c.close()
+
+    return asyncio.run(main())
+
+
 # ---------------------------------------------------------------------------- SDK bots
 def _sdk_request() -> bytes:
     """A serialised PlayRequest with a mid-hand DecisionRequest (~230 bytes)."""
@@ -233,14 +305,32 @@ def _sdk_match_start() -> bytes:
     return req.SerializeToString()
 
 
-def _spawn_sdk_bot(transport: str, sock_dir: str) -> tuple[subprocess.Popen[str], str]:
+RANDOM_BOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bots", "random", "bot.py")
+TRIVIAL_BOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots", "trivial", "bot.py")
+
+
+def _spawn_sdk_bot(transport: str, sock_dir: str, bot: str = RANDOM_BOT) -> tuple[subprocess.Popen[str], str]:
     from mus_sdk import handshake
 
-    bot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bots", "random", "bot.py")
     env = dict(os.environ, **handshake.handshake_env(sock_dir if transport == "unix" else None))
     proc = subprocess.Popen([sys.executable, bot], stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     return proc, handshake.parse_line(proc.stdout.readline()).target
+
+
+def bench_sdk_session(transport: str, sock_dir: str, seconds: float, bot: str = TRIVIAL_BOT) -> float:
+    """Decisions per second of four SDK bots driven as the arena drives them (aio client,
+    match start first) with one pre-serialised request: the protocol's ceiling with the
+    SDK's work included and no referee work."""
+    procs = [_spawn_sdk_bot(transport, sock_dir, bot) for _ in range(4)]
+    try:
+        return bench_session_aio(
+            [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request()
+        )
+    finally:
+        for p, _ in procs:
+            p.kill()
+            p.wait()
 
 
 def bench_sdk(transport: str, sock_dir: str, seconds: float) -> float:
@@ -283,6 +373,7 @@ def run(seconds: float, quick: bool) -> dict[str, Any]:
                         "unary_rt_per_s": round(bench_unary(addrs[0], seconds)),
                         "stream_rt_per_s": round(bench_stream(addrs[:1], seconds)),
                         "stream_rr4_rt_per_s": round(bench_stream(addrs, seconds)),
+                        "session_rr4_aio_rt_per_s": round(bench_session_aio(addrs, seconds)),
                     }
                     print(key, results[key], file=sys.stderr, flush=True)
                 finally:
@@ -298,6 +389,7 @@ def run(seconds: float, quick: bool) -> dict[str, Any]:
     return {
         "benchmark": "grpc_baseline",
         "grpcio": grpc.__version__,
+        "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS", ""),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "seconds_per_measure": seconds,

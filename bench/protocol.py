@@ -5,11 +5,15 @@ Measures in one run:
 * ``decisions_per_s``: decisions per second over a whole match (referee, engine,
   protobuf, gRPC stream and the bots' SDK all included), four bot processes;
 * ``baseline_msgs_per_s``: raw gRPC message round trips per second on the same
-  transport and shape (one bidirectional stream to each of four sync ``grpc.server``
-  processes, as ``mus_sdk.serve`` runs, driven in turn, payloads of raw bytes of the
-  same sizes: no protobuf, no game);
+  transport and shape: four sync ``grpc.server`` processes (as ``mus_sdk.serve`` runs),
+  the arena's ``grpc.aio`` client, one bidirectional stream each opened by an unanswered
+  message (as the match start), then round trips to each in turn, with raw-byte
+  payloads of a request's and a decision's size: no protobuf, no game;
+* ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
+  pre-serialised decision request: everything but the referee.
 
-and prints the machine, then as its last line a JSON object with both and their ratio.
+and prints the machine, then as its last line a JSON object with the figures, the ratio
+of the first two, and the time per decision split into transport, SDK and arena.
 
     python bench/protocol.py [--games 6] [--seconds 3]
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -62,32 +67,60 @@ def baseline(seconds: float) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
         try:
-            return gb.bench_stream([a for _, a in procs], seconds)
+            return gb.bench_session_aio([a for _, a in procs], seconds)
         finally:
             for p, _ in procs:
                 p.kill()
                 p.wait()
 
 
+def sdk_ceiling(seconds: float) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        return gb.bench_sdk_session("tcp", tmp, seconds)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=6, help="games_to_win of the match (its length)")
-    ap.add_argument("--seconds", type=float, default=3.0, help="duration of the baseline measurement")
+    ap.add_argument("--seconds", type=float, default=2.0, help="duration of each baseline measurement")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     print("machine:", json.dumps(machine()))
-    with tempfile.TemporaryDirectory() as tmp:
-        rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
-    print(f"match: {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s")
-    base = baseline(args.seconds)
-    print(f"baseline: {base:,.0f} raw stream round trips/s (4 servers, in turn)")
+    rates: list[float] = []
+    bases: list[float] = []
+    ceilings: list[float] = []
+    n = 0
+    # Interleaved rounds: on a shared machine the load drifts, and medians of
+    # interleaved measurements compare like with like.
+    for r in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
+        rates.append(rate)
+        bases.append(baseline(args.seconds))
+        ceilings.append(sdk_ceiling(args.seconds))
+        print(
+            f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s; "
+            f"raw baseline {bases[-1]:,.0f} round trips/s; SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+        )
+    rate, base, ceiling = statistics.median(rates), statistics.median(bases), statistics.median(ceilings)
+    transport_us = 1e6 / base
+    sdk_us = 1e6 / ceiling - transport_us
+    arena_us = 1e6 / rate - 1e6 / ceiling
+    print(
+        f"per decision: {1e6 / rate:.0f} us = transport {transport_us:.0f} + SDK bot {sdk_us:.0f} "
+        f"+ referee {arena_us:.0f} (medians of {args.repeat})"
+    )
     print(json.dumps({
         "bench": "protocol",
         "decisions_per_s": round(rate),
         "baseline_msgs_per_s": round(base),
         "ratio": round(rate / base, 3),
+        "sdk_ceiling_per_s": round(ceiling),
+        "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
-        "transport": "tcp loopback, one bidi stream per seat",
+        "repeat": args.repeat,
+        "transport": "tcp loopback, one bidi stream per seat, grpc.aio client, sync grpc.server bots",
     }))
 
 

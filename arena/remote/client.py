@@ -329,9 +329,7 @@ class RemoteBot:
         """Send the end-of-hand notification."""
         if result.game_over and result.game_winner is not None:
             self._games[result.game_winner] += 1
-        msg = svc.PlayRequest()
-        msg.hand_end.CopyFrom(wire.hand_end_pb(result, self._games))
-        await self._write(msg, 5.0)
+        await self._write(wire.hand_end_request_bytes(result, self._games), 5.0)
 
     async def end_match(self, info: MatchEndInfo) -> None:
         """Send the match end and close the stream."""

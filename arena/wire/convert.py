@@ -431,3 +431,23 @@ def hand_end_pb(result: HandResult, games_won: Sequence[int]) -> svc.HandEnd:
     out = svc.HandEnd(games_won=list(games_won))
     out.result.CopyFrom(hand_result_to_pb(result))
     return out
+
+
+_last_hand_end: tuple[HandResult | None, tuple[int, ...], bytes] = (None, (), b"")
+
+
+def hand_end_request_bytes(result: HandResult, games_won: Sequence[int]) -> bytes:
+    """A serialized ``PlayRequest`` holding :func:`hand_end_pb`.
+
+    Every seat gets the same notification, so the last one is kept and reused (building
+    it costs ~40 µs, four times per hand otherwise). The cache is one tuple, replaced
+    whole, so threads refereeing other matches never see a torn entry.
+    """
+    global _last_hand_end
+    games = tuple(games_won)
+    last = _last_hand_end
+    if last[0] is result and last[1] == games:
+        return last[2]
+    data = svc.PlayRequest(hand_end=hand_end_pb(result, games)).SerializeToString()
+    _last_hand_end = (result, games, data)
+    return data

@@ -228,3 +228,44 @@ def test_sigint_is_ignored(tmp_path: Path) -> None:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def _servicer_notify(bot: Bot, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Send a hand end to a servicer of ``bot`` whose converter records its calls."""
+    from mus_sdk import server as server_mod
+
+    converted: list[str] = []
+
+    def fake_convert(msg: object) -> str:
+        converted.append("converted")
+        return "summary"
+
+    monkeypatch.setattr(server_mod, "hand_summary_from_proto", fake_convert)
+    servicer = server_mod.BotServicer(bot)
+    list(servicer.Play(iter([svc_pb.PlayRequest(hand_end=svc_pb.HandEnd())]), None))  # type: ignore[arg-type]
+    return converted
+
+
+def test_hooks_the_bot_does_not_override_are_not_converted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notifications cost a bot nothing unless it has the hook (class or instance)."""
+
+    class Plain(Bot):
+        def decide(self, obs: Observation) -> Action:
+            return obs.legal.fixed[0]
+
+    class Hooked(Plain):
+        def __init__(self) -> None:
+            self.seen: list[object] = []
+
+        def on_hand_end(self, summary: HandSummary) -> None:
+            self.seen.append(summary)
+
+    assert _servicer_notify(Plain(), monkeypatch) == []
+    hooked = Hooked()
+    assert _servicer_notify(hooked, monkeypatch) == ["converted"]
+    assert hooked.seen == ["summary"]
+    on_instance = Plain()
+    seen: list[object] = []
+    on_instance.on_hand_end = seen.append  # type: ignore[method-assign]
+    assert _servicer_notify(on_instance, monkeypatch) == ["converted"]
+    assert seen == ["summary"]

@@ -78,3 +78,17 @@ def test_bad_answers_are_wire_errors() -> None:
     with pytest.raises(wire.WireError):
         wire.sena_from_pb(0)
     assert wire.sena_from_pb(1) is Sena.DOS_REYES
+
+
+def test_hand_end_bytes_are_built_once_per_hand_and_stay_exact() -> None:
+    """The cached notification equals a fresh serialization, for each hand and score."""
+    state = MusState.new(Rules(), seed=11)
+    rng = random.Random(2)
+    while len(state.hand_results) < 3:
+        state.apply(random_action(rng, state.legal_actions()))
+    first, second = state.hand_results[0], state.hand_results[1]
+    for result, games in ((first, (0, 0)), (first, (0, 0)), (first, (1, 0)), (second, (1, 0))):
+        expected = svc.PlayRequest(hand_end=wire.hand_end_pb(result, games)).SerializeToString()
+        assert wire.hand_end_request_bytes(result, games) == expected
+    assert wire.hand_end_request_bytes(first, [1, 0]) is wire.hand_end_request_bytes(first, (1, 0))
+    assert wire.hand_end_request_bytes(first, (0, 0)) != wire.hand_end_request_bytes(second, (0, 0))

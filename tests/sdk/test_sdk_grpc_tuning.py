@@ -1,0 +1,69 @@
+"""The transport tuning set before grpcio starts (mus_sdk/_grpc_tuning.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+from mus_sdk import _grpc_tuning as tuning
+
+
+@pytest.fixture
+def grpc_not_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "grpc")
+    monkeypatch.setattr(tuning, "_grpcio_version", lambda: (1, 85))
+
+
+@pytest.mark.usefixtures("grpc_not_imported")
+def test_sets_the_experiments_when_nothing_is_set() -> None:
+    env: dict[str, str] = {}
+    assert tuning.tune(env) is True
+    assert env == {"GRPC_EXPERIMENTS": tuning.EXPERIMENTS}
+
+
+@pytest.mark.usefixtures("grpc_not_imported")
+@pytest.mark.parametrize(
+    "env",
+    [{"GRPC_EXPERIMENTS": "mine"}, {"GRPC_EXPERIMENTS": ""}, {tuning.OPT_OUT_ENV: "0"}],
+    ids=["user-value", "user-empty", "opt-out"],
+)
+def test_a_users_choice_wins(env: dict[str, str]) -> None:
+    before = dict(env)
+    assert tuning.tune(env) is False
+    assert env == before
+
+
+@pytest.mark.usefixtures("grpc_not_imported")
+@pytest.mark.parametrize("version", [(1, 79), (2, 0), None])
+def test_other_grpcio_versions_are_left_alone(version: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tuning, "_grpcio_version", lambda: version)
+    env: dict[str, str] = {}
+    assert tuning.tune(env) is False
+    assert env == {}
+
+
+def test_too_late_once_grpc_is_imported() -> None:
+    import grpc  # noqa: F401  # the state of every process that already uses gRPC
+
+    env: dict[str, str] = {}
+    assert tuning.tune(env) is False
+    assert env == {}
+
+
+def _experiments_seen_by(code: str, **extra: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("GRPC_EXPERIMENTS", tuning.OPT_OUT_ENV)}
+    env.update(extra)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "sdk"), str(REPO)])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout.strip()
+
+
+def test_a_bot_process_and_the_arena_start_grpc_tuned() -> None:
+    """Importing the SDK (a bot) or the arena's remote package tunes before grpc starts."""
+    show = "import os; print(os.environ.get('GRPC_EXPERIMENTS', '-'))"
+    assert _experiments_seen_by(f"import mus_sdk; {show}") == tuning.EXPERIMENTS
+    assert _experiments_seen_by(f"import arena.remote.client; {show}") == tuning.EXPERIMENTS
+    assert _experiments_seen_by(f"import mus_sdk; {show}", **{tuning.OPT_OUT_ENV: "0"}) == "-"
