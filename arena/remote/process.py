@@ -31,8 +31,9 @@ LOG_CAP_BYTES = 16 * 1024 * 1024
 STDERR_TAIL_LINES = 20
 
 
-BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
-"""The only variables of the arena's environment a bot receives by default."""
+BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "MUS_GRPC_TUNING")
+"""The only variables of the arena's environment a bot receives by default
+(``MUS_GRPC_TUNING=0`` turns the SDK's gRPC tuning off in the arena and its bots alike)."""
 
 
 def _user_ids(user: str) -> tuple[int, int]:

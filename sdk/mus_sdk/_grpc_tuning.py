@@ -4,7 +4,7 @@ From grpcio 1.80 on, TCP connections run on the "EventEngine" by default. On the
 virtual machines we measure on (2 vCPUs, halting idle CPUs), that engine hands each
 message between more threads, and a round trip on an open stream costs more:
 ``bench/grpc_baseline.py`` and ``bench/protocol.py`` measured, in one run each, about
-150 µs instead of 210 µs of client CPU per round trip, and 1.2-1.35x the round trips
+150 µs instead of 210 µs of client CPU per round trip, and 1.15-1.35x the round trips
 per second (raw stream and SDK bots alike). grpcio keeps the previous (iomgr) code
 behind two experiment switches; this module turns them off through
 ``GRPC_EXPERIMENTS``, which grpcio reads once, when it is first imported.
