@@ -68,10 +68,3 @@ def test_a_bot_process_and_the_arena_start_grpc_tuned() -> None:
     assert _experiments_seen_by(f"import arena.remote.client; {show}") == tuning.EXPERIMENTS
     assert _experiments_seen_by(f"import mus_sdk; {show}", **{tuning.OPT_OUT_ENV: "0"}) == "-"
 
-
-def test_the_opt_out_reaches_the_arenas_bots() -> None:
-    """Bots get a minimal environment; the opt-out is part of it, so one setting covers both."""
-    from arena.remote.process import BASE_ENV
-
-    assert tuning.OPT_OUT_ENV in BASE_ENV
-    assert "GRPC_EXPERIMENTS" not in BASE_ENV  # each process decides for itself
