@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import REPO
 from mus_sdk import _grpc_tuning as tuning
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
