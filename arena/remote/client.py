@@ -326,9 +326,11 @@ class RemoteBot:
         return detail
 
     async def hand_end(self, result: HandResult) -> None:
-        """Send the end-of-hand notification."""
+        """Send the end-of-hand notification (unless the bot asked to skip them)."""
         if result.game_over and result.game_winner is not None:
             self._games[result.game_winner] += 1
+        if self.info is not None and self.info.skip_hand_ends:
+            return
         await self._write(wire.hand_end_request_bytes(result, self._games), 5.0)
 
     async def end_match(self, info: MatchEndInfo) -> None:

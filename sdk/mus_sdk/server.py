@@ -68,13 +68,18 @@ class BotServicer(svc_grpc.BotServiceServicer):
     def GetInfo(
         self, request: svc_pb.GetInfoRequest, context: grpc.ServicerContext
     ) -> svc_pb.GetInfoResponse:
-        """Answers with the bot's info and the protocol versions of this SDK."""
+        """Answers with the bot's info, the protocol versions of this SDK, and whether it
+        wants hand ends (only if it overrides ``on_hand_end``)."""
         try:
             info = self._bot.info()
         except Exception:
             _report("info()")
             context.abort(grpc.StatusCode.INTERNAL, "the bot's info() raised; see its stderr")
-        return bot_info_to_proto(info, handshake.SUPPORTED_APP_PROTOCOL_VERSIONS, SDK_ID)
+        response = bot_info_to_proto(info, handshake.SUPPORTED_APP_PROTOCOL_VERSIONS, SDK_ID)
+        # A bot without its own on_hand_end would drop every hand end unread: ask the
+        # arena not to send them (a message per hand saved on both sides).
+        response.skip_hand_ends = not self._hooked["on_hand_end"]
+        return response
 
     def Play(
         self, request_iterator: Iterator[svc_pb.PlayRequest], context: grpc.ServicerContext

@@ -104,6 +104,33 @@ def test_no_request_holds_another_seats_cards(spawn, tmp_path: Path) -> None:
         assert [format_cards(h) for h in r["hands"]] == revealed
 
 
+def test_a_bot_that_skips_hand_ends_gets_everything_else(spawn, tmp_path: Path) -> None:
+    """GetInfo's skip_hand_ends: those seats get no HandEnd, and every other message."""
+    out = tmp_path / "spy"
+    out.mkdir()
+    skips = (True, False, True, False)
+    bots = [
+        spawn("spy", label=f"spy{seat}", MUS_BOT_SEED=str(seat), MUS_TEST_OUT=str(out),
+              MUS_TEST_SKIP_HAND_ENDS="1" if skip else "0")
+        for seat, skip in enumerate(skips)
+    ]
+    assert [b.info.skip_hand_ends for b in bots] == list(skips)
+    played = play(bots, config(seed=5, decision_ms=1000))
+    assert played.result.faults == [] and played.result.reason == "completed"
+    close_all(bots)  # the spies' files are complete
+    seen_seats = []
+    for f in out.glob("spy-*.jsonl"):
+        records = [json.loads(line) for line in f.read_text().splitlines()]
+        kinds = [r["kind"] for r in records]
+        seat = next(r["seat"] for r in records if r["kind"] == "decision")
+        seen_seats.append(seat)
+        assert kinds[0] == "match_start" and kinds[-1] == "match_end"
+        assert kinds.count("hand_end") == (0 if skips[seat] else len(played.hands)), f"S{seat}"
+        steps = [s for rec in played.hands for s in rec["steps"] if s["seat"] == seat]
+        assert kinds.count("decision") == len(steps), f"S{seat}: every request arrived"
+    assert sorted(seen_seats) == [0, 1, 2, 3]
+
+
 def replay(played: Played, cfg) -> dict[int, tuple[int, list[set[int]]]]:  # type: ignore[no-untyped-def]
     """Replay the hand log on the engine: for every request id, the seat asked and the
     cards every seat held at that moment. Checks the log's deals on the way."""

@@ -104,6 +104,19 @@ def test_get_info(served: tuple[svc_grpc.BotServiceStub, RecordingBot, threading
         [1],
     )
     assert info.sdk.startswith("mus-sdk-python/")
+    assert info.skip_hand_ends is False  # RecordingBot has its own on_hand_end
+
+
+def test_get_info_asks_to_skip_hand_ends_only_for_bots_without_the_hook() -> None:
+    class Plain(Bot):
+        def decide(self, obs: Observation) -> Action:
+            return obs.legal.fixed[0]
+
+    from mus_sdk.server import BotServicer
+
+    request = svc_pb.GetInfoRequest(protocol_versions=[1])
+    assert BotServicer(Plain()).GetInfo(request, None).skip_hand_ends is True  # type: ignore[arg-type]
+    assert BotServicer(RecordingBot()).GetInfo(request, None).skip_hand_ends is False  # type: ignore[arg-type]
 
 
 def test_play_stream(served: tuple[svc_grpc.BotServiceStub, RecordingBot, threading.Event]) -> None:

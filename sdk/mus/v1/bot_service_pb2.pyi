@@ -27,18 +27,20 @@ class GetInfoRequest(_message.Message):
     def __init__(self, protocol_versions: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GetInfoResponse(_message.Message):
-    __slots__ = ("name", "version", "author", "protocol_versions", "sdk")
+    __slots__ = ("name", "version", "author", "protocol_versions", "sdk", "skip_hand_ends")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     AUTHOR_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSIONS_FIELD_NUMBER: _ClassVar[int]
     SDK_FIELD_NUMBER: _ClassVar[int]
+    SKIP_HAND_ENDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     author: str
     protocol_versions: _containers.RepeatedScalarFieldContainer[int]
     sdk: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., protocol_versions: _Optional[_Iterable[int]] = ..., sdk: _Optional[str] = ...) -> None: ...
+    skip_hand_ends: bool
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., protocol_versions: _Optional[_Iterable[int]] = ..., sdk: _Optional[str] = ..., skip_hand_ends: _Optional[bool] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
     __slots__ = ("match_start", "decision_request", "hand_end", "match_end")

@@ -136,6 +136,12 @@ class FaultServicer(BotServicer):
         self.decisions = 0
         self.spy_file = open(os.path.join(OUT, f"spy-{host_pid()}.jsonl"), "a") if MODE == "spy" else None
 
+    def GetInfo(self, request, context):  # type: ignore[no-untyped-def]
+        # The zoo's bots receive every hand end unless a test asks otherwise.
+        response = super().GetInfo(request, context)
+        response.skip_hand_ends = os.environ.get("MUS_TEST_SKIP_HAND_ENDS") == "1"
+        return response
+
     def Shutdown(self, request, context):  # type: ignore[no-untyped-def]
         if MODE == "stubborn":
             return svc_pb.ShutdownResponse()
