@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+from importlib import metadata
 
 
 def machine() -> dict[str, object]:
@@ -24,12 +25,10 @@ def machine() -> dict[str, object]:
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
     }
-    try:
-        import grpc  # type: ignore[import-untyped]
-
-        info["grpcio"] = grpc.__version__
+    try:  # the version without importing grpc (which would read its configuration now)
+        info["grpcio"] = metadata.version("grpcio")
         info["grpc_experiments"] = os.environ.get("GRPC_EXPERIMENTS", "")
-    except ImportError:
+    except metadata.PackageNotFoundError:
         pass
     # How an idle virtual CPU waits decides what waking a thread costs, which dominates
     # gRPC round trips on small VMs (halt without polling: every wake-up is a VM exit).
