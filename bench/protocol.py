@@ -12,8 +12,10 @@ Measures in one run:
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request: everything but the referee.
 
-and prints the machine, then as its last line a JSON object with the figures, the ratio
-of the first two, and the time per decision split into transport, SDK and arena.
+and prints the machine, then as its last line a JSON object with the figures (medians
+of the rounds), the ratio of the first two (the median of each round's ratio: a match and
+its baseline measured moments apart share the machine's load), and the time per
+decision split into transport, SDK and arena.
 
     python bench/protocol.py [--games 6] [--seconds 3]
 """
@@ -101,7 +103,8 @@ def main() -> None:
         ceilings.append(sdk_ceiling(args.seconds))
         print(
             f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s; "
-            f"raw baseline {bases[-1]:,.0f} round trips/s; SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"raw baseline {bases[-1]:,.0f} round trips/s (ratio {rate / bases[-1]:.2f}); "
+            f"SDK ceiling {ceilings[-1]:,.0f} decisions/s"
         )
     rate, base, ceiling = statistics.median(rates), statistics.median(bases), statistics.median(ceilings)
     transport_us = 1e6 / base
@@ -115,7 +118,7 @@ def main() -> None:
         "bench": "protocol",
         "decisions_per_s": round(rate),
         "baseline_msgs_per_s": round(base),
-        "ratio": round(rate / base, 3),
+        "ratio": round(statistics.median(r / b for r, b in zip(rates, bases, strict=True)), 3),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
