@@ -14,9 +14,10 @@ It changes nothing when:
 * ``GRPC_EXPERIMENTS`` is already set (yours wins);
 * ``MUS_GRPC_TUNING=0`` is set (the opt-out);
 * grpc is already imported (too late: grpcio has read its configuration);
-* the installed grpcio is older than 1.80 (the switches did not matter yet) or is a
-  major version other than 1 (the switches may be gone: grpcio would print
-  "Unknown experiment" errors).
+* the installed grpcio is not in ``TESTED``: older releases did not need it, and a
+  newer one may have dropped the switches (grpcio would then print "Unknown experiment"
+  errors at start-up). When grpcio is upgraded, re-measure with ``bench/protocol.py``
+  and ``MUS_GRPC_TUNING=0`` and widen the range.
 
 Child processes inherit the variable only if they inherit the environment.
 """
@@ -31,6 +32,9 @@ from importlib import metadata
 EXPERIMENTS = "-event_engine_client,-event_engine_listener"
 """The value set: the pre-EventEngine TCP client (used by the arena's channels) and
 listener (used by a bot's server)."""
+
+TESTED = ((1, 80), (1, 85))
+"""The grpcio (major, minor) range, inclusive, the switches were measured on."""
 
 OPT_OUT_ENV = "MUS_GRPC_TUNING"
 """Set to ``0`` to leave grpcio's defaults alone."""
@@ -52,7 +56,7 @@ def tune(environ: MutableMapping[str, str] = os.environ) -> bool:
     if "GRPC_EXPERIMENTS" in environ or environ.get(OPT_OUT_ENV) == "0" or "grpc" in sys.modules:
         return False
     version = _grpcio_version()
-    if version is None or version[0] != 1 or version[1] < 80:
+    if version is None or not TESTED[0] <= version <= TESTED[1]:
         return False
     environ["GRPC_EXPERIMENTS"] = EXPERIMENTS
     return True
