@@ -83,7 +83,7 @@ def sdk_ceiling(seconds: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=6, help="games_to_win of the match (its length)")
+    ap.add_argument("--games", type=int, default=20, help="games_to_win of the match (its length; ~2 s, as long as each baseline)")
     ap.add_argument("--seconds", type=float, default=2.0, help="duration of each baseline measurement")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
