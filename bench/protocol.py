@@ -17,7 +17,7 @@ of the rounds), the ratio of the first two (the median of each round's ratio: a 
 its baseline measured moments apart share the machine's load), and the time per
 decision split into transport, SDK and arena.
 
-    python bench/protocol.py [--games 6] [--seconds 3]
+    python bench/protocol.py [--games 20] [--seconds 2] [--repeat 3]
 """
 
 from __future__ import annotations
