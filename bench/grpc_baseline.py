@@ -237,7 +237,8 @@ def bench_session_aio(
                 for k in range(n):
                     call = calls[k % len(calls)]
                     await call.write(request)
-                    await call.read()
+                    if await call.read() is grpc.aio.EOF:  # a dead server must not look fast
+                        raise RuntimeError(f"the server behind stream {k % len(calls)} ended its stream")
                 return time.perf_counter() - start
 
             await timed(200)  # warm-up
