@@ -5,48 +5,25 @@ are closed and the test fails if any tagged process (a bot or a child of one) is
 from __future__ import annotations
 
 import dataclasses
-import os
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from adversarial_helpers import TRIVIAL_BOT, ZOO
-from remote_helpers import close_all, manifest, tagged_pids, wait_gone
+from adversarial_helpers import ZOO
+from remote_helpers import Pool, close_all, manifest, tagged_pids, wait_gone
+from remote_helpers import new_tag as remote_new_tag
 
-from arena.referee.player import Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import Limits
 
 
 def new_tag() -> str:
-    return f"adv-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-
-
-class Pool:
-    """Three healthy bots (bench/bots/trivial) kept for the session; ``table(bot, seat)``
-    seats a bot among them. They carry a tag of their own, so the zoo's attacks on "the
-    other bots" (scoped by the test's tag) never reach them."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.tag = new_tag()
-        self.bots = [RemoteBot(manifest(TRIVIAL_BOT, self.tag), log_dir, f"pool{i}") for i in range(3)]
-        for b in self.bots:
-            b.connect()
-
-    def table(self, bot: Player, seat: int) -> list[Player]:
-        for i, b in enumerate(self.bots):
-            if b.is_dead():
-                b.restart()
-                pytest.fail(f"pool bot {i} was dead at the start of this test")
-        players: list[Player] = list(self.bots)
-        players.insert(seat, bot)
-        return players
+    return remote_new_tag("adv-")
 
 
 @pytest.fixture(scope="session")
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
-    p = Pool(tmp_path_factory.mktemp("adv-pool-logs"))
+    p = Pool(tmp_path_factory.mktemp("adv-pool-logs"), new_tag())
     yield p
     close_all(p.bots)
     assert wait_gone(p.tag, [b.process.pid for b in p.bots if b.process and b.process.pid]) == []

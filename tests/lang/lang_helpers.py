@@ -1,5 +1,6 @@
 """Shared by the tests of the bots in other languages: launch environment, process
-checks, GetInfo, and bots/js installed once per session (``npm ci`` under a file lock)."""
+checks, GetInfo, the handshake checks every bot must pass, and bots/js installed once
+per session (``npm ci`` under a file lock)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -51,6 +54,78 @@ def info(target: str) -> svc_pb.GetInfoResponse:
         return svc_grpc.BotServiceStub(channel).GetInfo(
             svc_pb.GetInfoRequest(protocol_versions=[1]), timeout=5, wait_for_ready=True
         )
+
+
+def start(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Start a bot (or a shell around one) in its own session, with piped output."""
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+Start = Callable[..., subprocess.Popen[str]]
+"""``start(env, argv=None)``: a bot under test, started by its test module."""
+
+
+def check_tcp_announce_info_sigint_sigterm(p: subprocess.Popen[str], name: str) -> None:
+    """The bot ``p`` (started offering versions 1 and 2) announces 127.0.0.1:PORT, answers
+    GetInfo as ``name`` with version 1, ignores SIGINT and exits 0 on SIGTERM."""
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    ann = hs.parse_line(line)
+    assert (ann.core_version, ann.app_version, ann.network) == (1, 1, "tcp")
+    assert ann.address.startswith("127.0.0.1:") and line.strip().endswith("|grpc")
+    got = info(ann.target)
+    assert (got.name, list(got.protocol_versions)) == (name, [1])
+    assert got.version and got.author
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    assert p.poll() is None, "SIGINT must be ignored (the arena owns the bot's lifetime)"
+    assert info(ann.target).name == name
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(5) == 0
+
+
+def check_unix_socket_and_shutdown(start_bot: Start, procs: list[subprocess.Popen[str]], name: str) -> None:
+    """With MUS_ARENA_SOCKET_DIR: a unix socket in that directory; Shutdown answers, then
+    the bot exits and removes its socket."""
+    sock_dir = Path(tempfile.mkdtemp(prefix=f"mus-{name}-"))
+    try:
+        p = start_bot(launch_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
+        procs.append(p)
+        assert p.stdout is not None
+        ann = hs.parse_line(p.stdout.readline())
+        assert ann.network == "unix" and Path(ann.address).parent.resolve() == sock_dir.resolve()
+        assert Path(ann.address).exists()
+        with grpc.insecure_channel(ann.target) as channel:
+            stub = svc_grpc.BotServiceStub(channel)
+            assert stub.GetInfo(svc_pb.GetInfoRequest(), timeout=5, wait_for_ready=True).name == name
+            stub.Shutdown(svc_pb.ShutdownRequest(), timeout=5)
+        assert p.wait(5) == 0
+        assert not Path(ann.address).exists()
+    finally:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+def check_exits_when_its_parent_goes_away(start_bot: Start, procs: list[subprocess.Popen[str]], command: str) -> None:
+    """The bot's parent (a shell running ``command`` in the background, standing in for
+    the arena) is killed: the bot notices that it was reparented and exits within a few
+    seconds."""
+    shell = start_bot(launch_env(), ["/bin/sh", "-c", f"{command} & echo $!; wait"])
+    procs.append(shell)
+    assert shell.stdout is not None
+    bot_pid = int(shell.stdout.readline())
+    hs.parse_line(shell.stdout.readline())  # the bot is up and serving
+    shell.kill()  # SIGKILL to the shell only; the bot is reparented
+    shell.wait(5)
+    assert gone(bot_pid, 5.0), "the bot kept running after its parent died"
 
 
 def run(args: list[str], timeout: float = 180, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -11,18 +11,18 @@ the lockfile.
 from __future__ import annotations
 
 import json
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-import grpc
-from lang_helpers import gone, info, launch_env, run
-from mus.v1 import bot_service_pb2 as svc_pb
-from mus.v1 import bot_service_pb2_grpc as svc_grpc
+from lang_helpers import (
+    check_exits_when_its_parent_goes_away,
+    check_tcp_announce_info_sigint_sigterm,
+    check_unix_socket_and_shutdown,
+    launch_env,
+    run,
+    start,
+)
 from mus_sdk import handshake as hs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,16 +85,7 @@ def test_match_against_python_rulebot(js_bot: Path, tmp_path: Path) -> None:
 
 
 def _start(env: dict[str, str], argv: list[str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        argv or ["node", "bot.js"],
-        cwd=JS,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    return start(argv or ["node", "bot.js"], JS, env)
 
 
 def test_without_cookie_exits_with_a_message(js_bot: Path) -> None:
@@ -123,51 +114,16 @@ def test_tcp_announce_info_sigint_sigterm(js_bot: Path, procs: list[subprocess.P
     """Announces 127.0.0.1:PORT, answers GetInfo, ignores SIGINT, exits 0 on SIGTERM."""
     p = _start(launch_env(**{hs.PROTOCOL_VERSIONS_ENV: "1,2"}))
     procs.append(p)
-    assert p.stdout is not None
-    line = p.stdout.readline()
-    ann = hs.parse_line(line)
-    assert (ann.core_version, ann.app_version, ann.network) == (1, 1, "tcp")
-    assert ann.address.startswith("127.0.0.1:") and line.strip().endswith("|grpc")
-    got = info(ann.target)
-    assert (got.name, list(got.protocol_versions)) == ("jsbot", [1])
-    assert got.version and got.author
-    p.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    assert p.poll() is None, "SIGINT must be ignored (the arena owns the bot's lifetime)"
-    assert info(ann.target).name == "jsbot"
-    p.send_signal(signal.SIGTERM)
-    assert p.wait(5) == 0
+    check_tcp_announce_info_sigint_sigterm(p, "jsbot")
 
 
 def test_unix_socket_and_shutdown(js_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """With MUS_ARENA_SOCKET_DIR: a unix socket; Shutdown answers, then the bot exits and
     removes its socket."""
-    sock_dir = Path(tempfile.mkdtemp(prefix="mus-js-"))
-    try:
-        p = _start(launch_env(**{hs.SOCKET_DIR_ENV: str(sock_dir)}))
-        procs.append(p)
-        assert p.stdout is not None
-        ann = hs.parse_line(p.stdout.readline())
-        assert ann.network == "unix" and Path(ann.address).parent == sock_dir
-        assert Path(ann.address).exists()
-        with grpc.insecure_channel(ann.target) as channel:
-            stub = svc_grpc.BotServiceStub(channel)
-            assert stub.GetInfo(svc_pb.GetInfoRequest(), timeout=5, wait_for_ready=True).name == "jsbot"
-            stub.Shutdown(svc_pb.ShutdownRequest(), timeout=5)
-        assert p.wait(5) == 0
-        assert not Path(ann.address).exists()
-    finally:
-        shutil.rmtree(sock_dir, ignore_errors=True)
+    check_unix_socket_and_shutdown(_start, procs, "jsbot")
 
 
 def test_exits_when_its_parent_goes_away(js_bot: Path, procs: list[subprocess.Popen[str]]) -> None:
     """The bot's parent (a shell standing in for the arena) is killed: the bot notices
     that it was reparented and exits within a few seconds."""
-    shell = _start(launch_env(), ["/bin/sh", "-c", "node bot.js & echo $!; wait"])
-    procs.append(shell)
-    assert shell.stdout is not None
-    bot_pid = int(shell.stdout.readline())
-    hs.parse_line(shell.stdout.readline())  # the bot is up and serving
-    shell.kill()  # SIGKILL to the shell only; the bot is reparented
-    shell.wait(5)
-    assert gone(bot_pid, 5.0), "the bot kept running after its parent died"
+    check_exits_when_its_parent_goes_away(_start, procs, "node bot.js")

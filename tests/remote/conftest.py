@@ -7,50 +7,18 @@ still alive.
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from remote_helpers import TESTBOT, TRIVIAL_BOT, close_all, manifest, tagged_pids, wait_gone
+from remote_helpers import TESTBOT, Pool, close_all, manifest, new_tag, tagged_pids, wait_gone
 
-from arena.referee.player import Player
 from arena.remote.client import RemoteBot
-
-
-def new_tag() -> str:
-    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
-
-
-class Pool:
-    """Three healthy bots kept for the whole session, as a league keeps its bots from
-    match to match. They are bench/bots/trivial: deterministic whatever ran before, and
-    they never bet, so a match lasts several hands. ``table(bot, seat)`` seats a bot
-    among them."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.tag = new_tag()
-        self.bots = [
-            RemoteBot(manifest(TRIVIAL_BOT, self.tag), log_dir, f"pool{i}")
-            for i in range(3)
-        ]
-        for b in self.bots:
-            b.connect()
-
-    def table(self, bot: Player, seat: int) -> list[Player]:
-        for i, b in enumerate(self.bots):
-            if b.is_dead():  # a previous test broke it: restart it, and say so
-                b.restart()
-                pytest.fail(f"pool bot {i} was dead at the start of this test")
-        players: list[Player] = list(self.bots)
-        players.insert(seat, bot)
-        return players
 
 
 @pytest.fixture(scope="session")
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
-    p = Pool(tmp_path_factory.mktemp("pool-logs"))
+    p = Pool(tmp_path_factory.mktemp("pool-logs"), new_tag())
     yield p
     close_all(p.bots)
     assert wait_gone(p.tag, [b.process.pid for b in p.bots if b.process and b.process.pid]) == []

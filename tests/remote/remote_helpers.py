@@ -1,5 +1,6 @@
-"""Helpers for the process tests: manifests with test environments, matches with their
-hand log, checks of the log, and the search for processes left behind."""
+"""Helpers for the process tests: manifests with test environments, a pool of partner
+bots, matches with their hand log, checks of the log, and the search for processes left
+behind."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import dataclasses
 import json
 import os
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arena.engine import Rules
 from arena.referee.match import MatchConfig, MatchResult, play_match
@@ -40,6 +44,34 @@ def manifest(path: Path, tag: str, **env: str) -> BotManifest:
     """The manifest at ``path`` with ``env`` added to its ``[env]`` and the test tag."""
     m = load_manifest(path)
     return dataclasses.replace(m, env={**m.env, **env, TAG_ENV: tag})
+
+
+def new_tag(prefix: str = "") -> str:
+    """A tag for the processes of one test or pool, unique across runs (see ``TAG_ENV``)."""
+    return f"{prefix}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+class Pool:
+    """Three healthy bots kept for the whole session, as a league keeps its bots from
+    match to match. They are bench/bots/trivial: deterministic whatever ran before, and
+    they never bet, so a match lasts several hands. ``table(bot, seat)`` seats a bot
+    among them. They carry a tag of their own, so tests that attack "the other bots"
+    (scoped by the test's tag) never reach them."""
+
+    def __init__(self, log_dir: Path, tag: str) -> None:
+        self.tag = tag
+        self.bots = [RemoteBot(manifest(TRIVIAL_BOT, self.tag), log_dir, f"pool{i}") for i in range(3)]
+        for b in self.bots:
+            b.connect()
+
+    def table(self, bot: Player, seat: int) -> list[Player]:
+        for i, b in enumerate(self.bots):
+            if b.is_dead():  # a previous test broke it: restart it, and say so
+                b.restart()
+                pytest.fail(f"pool bot {i} was dead at the start of this test")
+        players: list[Player] = list(self.bots)
+        players.insert(seat, bot)
+        return players
 
 
 def proc_state(pid: int) -> str | None:
