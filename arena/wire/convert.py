@@ -415,13 +415,12 @@ def fill_decision_request(
     match_id: str,
     deadline_ms: int,
     time_bank_ms: int,
-    rules_pb: pb.Rules | None,
-    events: EventCache | None,
+    rules_pb: pb.Rules,
+    events: EventCache,
     vacas: tuple[int, int] = (0, 0),
 ) -> None:
     """Fill an empty ``DecisionRequest`` in place (e.g. inside a ``PlayRequest``), so the
-    message is built once and never copied. Without ``rules_pb`` / ``events`` the rules
-    and the history are left out (:func:`decision_request_bytes` appends them as bytes)."""
+    message is built once and never copied."""
     req.request_id = request_id
     req.seat = view.seat
     req.phase = pb_enum(view.phase)  # type: ignore[assignment]
@@ -441,8 +440,7 @@ def fill_decision_request(
     req.vacas_won.extend(vacas)
     if view.legal_senas:
         req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])  # type: ignore[misc]
-    if rules_pb is not None:
-        req.rules.CopyFrom(rules_pb)
+    req.rules.CopyFrom(rules_pb)
     _add_cards(req.cards, view.cards)
     fill_legal(req.legal_actions, view.legal_actions)
     bet = view.live_bet
@@ -453,10 +451,9 @@ def fill_decision_request(
         b.stake = bet.stake
         b.deje = bet.prev
         b.is_ordago = bet.is_ordago
-    if events is not None:
-        history = req.history
-        for e in view.history:
-            history.add().MergeFromString(events.serialized(e))
+    history = req.history
+    for e in view.history:
+        history.add().MergeFromString(events.serialized(e))
 
 
 def hand_result_to_pb(result: HandResult) -> pb.HandResult:
