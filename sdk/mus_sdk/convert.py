@@ -13,6 +13,7 @@ proto ``rank``/``suit`` are the SDK ``Rank``/``Suit`` values + 1.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Iterable
 from typing import Any, TypeVar, cast
@@ -453,43 +454,115 @@ def live_bet_from_proto(msg: svc_pb.LiveBet) -> LiveBet:
 def observation_from_proto(msg: svc_pb.DecisionRequest) -> Observation:
     """A ``mus.v1.DecisionRequest`` as an :class:`Observation`.
 
-    The history is converted lazily, on first access (most bots never read it).
+    The fields are converted lazily, each on its first access: a bot pays only for what
+    it reads (see :class:`_WireObservation`). The result behaves as an eager
+    :class:`Observation` in every way (equality, hash, ``repr``, ``dataclasses.replace``,
+    pickling).
 
     Raises:
-        ConversionError: an unspecified phase or enum, or a bad card or action.
+        ConversionError: an unspecified phase (here); an unspecified enum or a bad card or
+            action (on first access to the field that holds it).
     """
     phase = msg.phase
     if not 1 <= phase <= 4:
         raise ConversionError(f"decision request {msg.request_id}: bad or unspecified phase {phase}")
-    lance = msg.lance
-    return Observation(
-        request_id=msg.request_id,
-        match_id=msg.match_id,
-        seat=msg.seat,
-        phase=_PHASES[phase],
-        lance=_LANCES[lance] if 0 < lance <= 5 else None,
-        cards=cards_from_proto(msg.cards),
-        legal=legal_actions_from_proto(msg.legal_actions),
-        mano=msg.mano,
-        dealer=msg.dealer,
-        scores=tuple(msg.scores),
-        history=LazyHistory(msg.history, event_from_proto),
-        rules=rules_from_proto(msg.rules),
-        game=msg.game,
-        hand=msg.hand,
-        games_won=tuple(msg.games_won),
-        vacas_won=tuple(msg.vacas_won),
-        target_points=msg.target_points,
-        discard_round=msg.discard_round,
-        bet=live_bet_from_proto(msg.bet) if msg.HasField("bet") else None,
-        legal_senas=tuple(enum_from_proto(Sena, s) for s in msg.legal_senas),
-        deadline_ms=msg.deadline_ms,
-        time_bank_ms=msg.time_bank_ms,
-    )
+    obs = _new_wire_observation(_WireObservation)
+    _WIRE_MSG.__set__(obs, msg)
+    return obs
+
+
+class _WireObservation(Observation):
+    """An :class:`Observation` whose fields are converted from its ``DecisionRequest`` on
+    first access, then kept in the parent's slots.
+
+    Why: converting all 22 fields costs ~15 µs of a bot's CPU per decision in a warm
+    loop, and far more inside a match, where every round trip starts with cold caches.
+    Measured on a trivial bot (which reads only ``legal``): the bot's Python work per
+    decision 19 -> 9 µs, and a whole match ~14% more decisions per second (median of 8
+    paired A/B rounds). Most bots read a few fields.
+
+    Each field is a property over the parent's slot: reading converts and stores once;
+    the dataclass ``__init__`` (used by ``dataclasses.replace`` and unpickling) writes
+    through the setter, so such copies are eager and need no message.
+    """
+
+    __slots__ = ("_msg",)
+
+    def __eq__(self, other: object) -> bool:
+        # The dataclass __eq__ only compares instances of the very same class; an
+        # observation from the wire equals an eager one with the same fields.
+        if isinstance(other, Observation):
+            return _field_values(self) == _field_values(other)
+        return NotImplemented
+
+    __hash__ = Observation.__hash__
+
+    def __repr__(self) -> str:
+        return "Observation(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in _OBSERVATION_FIELDS) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickles (and copies) as an eager Observation: the message stays behind.
+        values = _field_values(self)
+        return (Observation, (*values[:_HISTORY], tuple(self.history), *values[_HISTORY + 1 :]))
+
+
+_new_wire_observation = object.__new__
+_WIRE_MSG: Any = _WireObservation.__dict__["_msg"]
+
+
+def _field_values(obs: Observation) -> tuple[Any, ...]:
+    return tuple(getattr(obs, f) for f in _OBSERVATION_FIELDS)
+
+
+def _lazy_field(name: str, convert: Any) -> property:
+    slot = Observation.__dict__[name]  # the parent's slot descriptor
+
+    def get(self: _WireObservation) -> Any:
+        try:
+            return slot.__get__(self)
+        except AttributeError:  # first access: convert from the message and keep
+            value = convert(_WIRE_MSG.__get__(self))
+            slot.__set__(self, value)
+            return value
+
+    return property(get, slot.__set__)
 
 
 _PHASES = (None, *Phase)
 _LANCES = (None, *Lance)
+
+# How each Observation field is read from a DecisionRequest.
+_FROM_REQUEST: dict[str, Any] = {
+    "request_id": lambda m: m.request_id,
+    "match_id": lambda m: m.match_id,
+    "seat": lambda m: m.seat,
+    "phase": lambda m: _PHASES[m.phase],
+    "lance": lambda m: _LANCES[m.lance] if 0 < m.lance <= 5 else None,
+    "cards": lambda m: cards_from_proto(m.cards),
+    "legal": lambda m: legal_actions_from_proto(m.legal_actions),
+    "mano": lambda m: m.mano,
+    "dealer": lambda m: m.dealer,
+    "scores": lambda m: tuple(m.scores),
+    "history": lambda m: LazyHistory(m.history, event_from_proto),
+    "rules": lambda m: rules_from_proto(m.rules),
+    "game": lambda m: m.game,
+    "hand": lambda m: m.hand,
+    "games_won": lambda m: tuple(m.games_won),
+    "vacas_won": lambda m: tuple(m.vacas_won),
+    "target_points": lambda m: m.target_points,
+    "discard_round": lambda m: m.discard_round,
+    "bet": lambda m: live_bet_from_proto(m.bet) if m.HasField("bet") else None,
+    "legal_senas": lambda m: tuple(enum_from_proto(Sena, s) for s in m.legal_senas),
+    "deadline_ms": lambda m: m.deadline_ms,
+    "time_bank_ms": lambda m: m.time_bank_ms,
+}
+_OBSERVATION_FIELDS = tuple(f.name for f in dataclasses.fields(Observation))
+_HISTORY = _OBSERVATION_FIELDS.index("history")
+if set(_FROM_REQUEST) != set(_OBSERVATION_FIELDS):  # a field added to Observation needs its converter
+    raise AssertionError(f"Observation fields without a converter: {set(_OBSERVATION_FIELDS) ^ set(_FROM_REQUEST)}")
+for _name in _OBSERVATION_FIELDS:
+    setattr(_WireObservation, _name, _lazy_field(_name, _FROM_REQUEST[_name]))
+del _name
 
 
 def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
+
 import pytest
 from conftest import discard_observation, make_observation, mus_observation, opening_observation
 from hypothesis import given
@@ -188,6 +191,47 @@ class TestObservation:
         back = cv.observation_from_proto(svc_pb.DecisionRequest.FromString(msg.SerializeToString()))
         assert back == obs
         assert list(back.history) == list(obs.history)
+
+    @pytest.mark.parametrize(
+        "factory", [make_observation, mus_observation, discard_observation, opening_observation]
+    )
+    def test_wire_observation_behaves_as_an_eager_one(self, factory: object) -> None:
+        """The lazily converted observation is equal (both ways), hashes, prints, copies,
+        pickles and refuses assignment exactly as the Observation it came from."""
+        obs: Observation = factory()  # type: ignore[operator]
+        back = cv.observation_from_proto(svc_pb.DecisionRequest.FromString(cv.observation_to_proto(obs).SerializeToString()))
+        assert isinstance(back, Observation)
+        assert back == obs and obs == back and not (back != obs)
+        assert repr(back) == repr(dataclasses.replace(obs, history=back.history))  # same class name and fields
+        assert dataclasses.replace(back, seat=3) == dataclasses.replace(obs, seat=3)
+        assert pickle.loads(pickle.dumps(back)) == obs
+        assert dataclasses.asdict(back).keys() == dataclasses.asdict(obs).keys()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            back.seat = 2  # type: ignore[misc]
+        other = cv.observation_from_proto(cv.observation_to_proto(dataclasses.replace(obs, mano=(obs.mano + 1) % 4)))
+        assert other != back and other != obs
+
+    def test_wire_observation_hash_matches(self) -> None:
+        """Equal observations hash alike (history as a tuple, as the eager ones hold it)."""
+        obs = dataclasses.replace(make_observation(), history=())
+        back = cv.observation_from_proto(cv.observation_to_proto(obs))
+        assert hash(dataclasses.replace(back, history=())) == hash(obs)
+
+    def test_fields_are_converted_on_first_access(self) -> None:
+        """A bad card fails when the bot reads the cards, not before: the other fields
+        are readable, and the error is the ConversionError eager conversion raised."""
+        msg = cv.observation_to_proto(make_observation())
+        msg.cards[0].rank = 0
+        obs = cv.observation_from_proto(msg)
+        assert obs.legal == make_observation().legal
+        assert obs.scores == make_observation().scores
+        with pytest.raises(cv.ConversionError):
+            _ = obs.cards
+
+    def test_a_field_is_converted_once(self) -> None:
+        """Reading a field twice gives the very same object (converted once, then kept)."""
+        obs = cv.observation_from_proto(cv.observation_to_proto(make_observation()))
+        assert obs.legal is obs.legal and obs.cards is obs.cards and obs.rules is obs.rules
 
     def test_derived_fields(self) -> None:
         """Team, partner and score helpers follow seat % 2."""

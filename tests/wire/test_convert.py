@@ -11,7 +11,7 @@ from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
 from mus_sdk import convert as sdk_convert
 
-from arena.engine import CARDS, Action, MusState, Rules, Sena, discard, envido
+from arena.engine import CARDS, Action, MusState, Rules, Sena, SignalMode, discard, envido
 from arena.engine.random_play import random_action
 from arena.wire import convert as wire
 
@@ -34,6 +34,42 @@ def test_request_bytes_equal_the_message(seed: int, players: int) -> None:
         parsed = svc.PlayRequest.FromString(wire.decision_request_bytes(view, k, "m", 100, 2000, field, events))
         assert parsed == built
         state.apply(random_action(rng, state.legal_actions()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    players=st.sampled_from([4, 6]),
+    signals=st.sampled_from(list(SignalMode)),
+)
+def test_request_bytes_per_seat_cache_across_hands_and_senas(seed: int, players: int, signals: SignalMode) -> None:
+    """With one EventCache per seat (as each RemoteBot holds one), over several hands,
+    with señas given and hidden from some seats, every request parses to exactly the
+    message-based one built with a fresh cache."""
+    rules = Rules(players=players, signals=signals, interception_p=0.5)
+    state = MusState.new(rules, seed=seed)
+    rng = random.Random(seed)
+    caches = [wire.EventCache() for _ in range(players)]
+    rules_pb = wire.rules_to_pb(rules)
+    field = wire.rules_field(rules_pb)
+    hands = 0
+    for k in range(400):
+        if state.is_terminal or hands >= 4:
+            break
+        seat = state.to_act
+        assert seat is not None
+        senas = state.legal_senas(seat)
+        if senas and rng.random() < 0.5:
+            state.give_sena(seat, rng.choice(senas))
+        view = state.view(seat)
+        built = svc.PlayRequest()
+        wire.fill_decision_request(built.decision_request, view, k, "m", 100, 2000, rules_pb, wire.EventCache())
+        parsed = svc.PlayRequest.FromString(wire.decision_request_bytes(view, k, "m", 100, 2000, field, caches[seat]))
+        assert parsed == built
+        before = len(state.hand_results)
+        state.apply(random_action(rng, state.legal_actions()))
+        hands += len(state.hand_results) - before
+    assert hands >= 1 or state.is_terminal
 
 
 def test_request_holds_only_the_seats_cards() -> None:
