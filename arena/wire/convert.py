@@ -190,19 +190,49 @@ def event_to_pb(event: Event) -> pb.Event:
 
 
 class EventCache:
-    """Converted events, reused: most events are interned by the engine, so each is
-    converted once per match rather than once per decision request."""
+    """Encodings reused across one seat's decision requests (each player holds one).
+
+    Events: most are interned by the engine, so each is converted once per match rather
+    than once per request. A seat's history only grows within a hand, so the encoding
+    of the last request's history is kept and only new events are appended. The
+    fields that stay the same through a hand are kept until they change.
+    """
 
     def __init__(self) -> None:
-        self._cache: dict[int, tuple[Event, bytes]] = {}
+        self._cache: dict[int, tuple[Event, bytes, bytes]] = {}
+        self._history: tuple[Event, ...] = ()
+        self._history_bytes = b""
+        self._head_key: tuple[Any, ...] = ()
+        self._head_bytes = b""
+
+    def history_fields(self, history: tuple[Event, ...]) -> bytes:
+        """``history`` encoded as the repeated ``DecisionRequest.history`` field.
+
+        The prefix check is a tuple comparison, by identity for the engine's events.
+        """
+        n = len(self._history)
+        if n and len(history) >= n and history[:n] == self._history:
+            if len(history) > n:
+                self._history_bytes += b"".join([self._entry(e)[2] for e in history[n:]])
+        else:
+            self._history_bytes = b"".join([self._entry(e)[2] for e in history])
+        self._history = history
+        return self._history_bytes
+
+    def head_fields(self, view: SeatView, match_id: str, vacas: tuple[int, int]) -> bytes:
+        """The fields that stay the same for a seat through a hand (until a deje
+        changes the scores): seat, mano, dealer, scores, match, game, hand, games and
+        vacas won, target."""
+        key = (view.seat, view.hand, view.game, view.scores, view.games_won, view.mano, view.dealer,
+               match_id, vacas, view.rules.target_points)
+        if key != self._head_key:
+            self._head_key = key
+            self._head_bytes = _encode_head(key)
+        return self._head_bytes
 
     def serialized(self, event: Event) -> bytes:
         """The serialized ``mus.v1.Event`` for ``event``."""
         return self._entry(event)[1]
-
-    def history_field(self, event: Event) -> bytes:
-        """``event`` encoded as one element of ``DecisionRequest.history`` (tag, length, bytes)."""
-        return self._entry(event)[2]
 
     def _entry(self, event: Event) -> tuple[Event, bytes, bytes]:
         hit = self._cache.get(id(event))
@@ -269,9 +299,8 @@ def decision_request_bytes(
     building cost of the message-based path, which was the referee's largest share of
     CPU per decision.
     """
-    field = events.history_field
     parts = [
-        _head_field(view, match_id, vacas),
+        events.head_fields(view, match_id, vacas),
         _uint(_TAG_REQUEST_ID, request_id),
         _uint(_TAG_PHASE, pb_enum(view.phase)),
         _uint(_TAG_LANCE, pb_enum(view.lance)) if view.lance is not None else b"",
@@ -283,7 +312,7 @@ def decision_request_bytes(
         _cached(_SENAS_FIELDS, view.legal_senas, _encode_senas) if view.legal_senas else b"",
         _cached(_BET_FIELDS, view.live_bet, _encode_bet) if view.live_bet is not None else b"",
         rules_field_bytes,
-        *[field(e) for e in view.history],
+        events.history_fields(view.history),
     ]
     inner = b"".join(parts)
     return _DECISION_TAG + _varint(len(inner)) + inner
@@ -318,7 +347,6 @@ _CARD_FIELDS = tuple(_fragment(lambda m, c=c: _add_cards(m.cards, (c,))) for c i
 _LEGAL_FIELDS: dict[Any, bytes] = {}
 _SENAS_FIELDS: dict[Any, bytes] = {}
 _BET_FIELDS: dict[Any, bytes] = {}
-_HEAD_FIELDS: dict[Any, bytes] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -351,24 +379,35 @@ def _encode_bet(bet: Any) -> bytes:
     return _fragment(fill)
 
 
-def _head_field(view: SeatView, match_id: str, vacas: tuple[int, int]) -> bytes:
-    """The fields that stay the same for a seat through a hand."""
-    key = (view.seat, view.mano, view.dealer, view.scores, match_id, view.game, view.hand,
-           view.games_won, view.rules.target_points, vacas)
-    return _cached(_HEAD_FIELDS, key, _encode_head)
-
-
 def _encode_head(key: tuple[Any, ...]) -> bytes:
-    seat, mano, dealer, scores, match_id, game, hand, games_won, target_points, vacas = key
+    seat, hand, game, scores, games_won, mano, dealer, match_id, vacas, target_points = key
+    name = match_id.encode()
+    return b"".join((
+        _uint(_TAG_SEAT, seat), _uint(_TAG_MANO, mano), _uint(_TAG_DEALER, dealer),
+        _uint(_TAG_GAME, game), _uint(_TAG_HAND, hand), _uint(_TAG_TARGET, target_points),
+        _TAG_MATCH_ID + _varint(len(name)) + name if name else b"",
+        _packed(_TAG_SCORES, scores), _packed(_TAG_GAMES_WON, games_won), _packed(_TAG_VACAS_WON, vacas),
+    ))
 
-    def fill(m: svc.DecisionRequest) -> None:
-        m.seat, m.mano, m.dealer, m.match_id = seat, mano, dealer, match_id
-        m.game, m.hand, m.target_points = game, hand, target_points
-        m.scores.extend(scores)
-        m.games_won.extend(games_won)
-        m.vacas_won.extend(vacas)
 
-    return _fragment(fill)
+def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
+    """A packed repeated varint field (proto3's encoding of ``repeated uint32``)."""
+    if not values:
+        return b""
+    payload = b"".join([_varint(v) for v in values])
+    return tag + _varint(len(payload)) + payload
+
+
+_TAG_SEAT = _scalar_tag("seat")
+_TAG_MANO = _scalar_tag("mano")
+_TAG_DEALER = _scalar_tag("dealer")
+_TAG_GAME = _scalar_tag("game")
+_TAG_HAND = _scalar_tag("hand")
+_TAG_TARGET = _scalar_tag("target_points")
+_TAG_MATCH_ID = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["match_id"].number)
+_TAG_SCORES = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["scores"].number)
+_TAG_GAMES_WON = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["games_won"].number)
+_TAG_VACAS_WON = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["vacas_won"].number)
 
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
