@@ -323,12 +323,16 @@ def _scalar_tag(name: str) -> bytes:
     return _varint(svc.DecisionRequest.DESCRIPTOR.fields_by_name[name].number << 3)
 
 
-_TAG_REQUEST_ID = _scalar_tag("request_id")
-_TAG_PHASE = _scalar_tag("phase")
-_TAG_LANCE = _scalar_tag("lance")
-_TAG_DEADLINE = _scalar_tag("deadline_ms")
-_TAG_TIME_BANK = _scalar_tag("time_bank_ms")
-_TAG_DISCARD_ROUND = _scalar_tag("discard_round")
+(_TAG_REQUEST_ID, _TAG_PHASE, _TAG_LANCE, _TAG_DEADLINE, _TAG_TIME_BANK, _TAG_DISCARD_ROUND,
+ _TAG_SEAT, _TAG_MANO, _TAG_DEALER, _TAG_GAME, _TAG_HAND, _TAG_TARGET) = (
+    _scalar_tag(name)
+    for name in ("request_id", "phase", "lance", "deadline_ms", "time_bank_ms", "discard_round",
+                 "seat", "mano", "dealer", "game", "hand", "target_points")
+)
+_TAG_MATCH_ID, _TAG_SCORES, _TAG_GAMES_WON, _TAG_VACAS_WON = (
+    _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name[name].number)
+    for name in ("match_id", "scores", "games_won", "vacas_won")
+)
 
 
 def _uint(tag: bytes, value: int) -> bytes:
@@ -397,17 +401,6 @@ def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
     payload = b"".join([_varint(v) for v in values])
     return tag + _varint(len(payload)) + payload
 
-
-_TAG_SEAT = _scalar_tag("seat")
-_TAG_MANO = _scalar_tag("mano")
-_TAG_DEALER = _scalar_tag("dealer")
-_TAG_GAME = _scalar_tag("game")
-_TAG_HAND = _scalar_tag("hand")
-_TAG_TARGET = _scalar_tag("target_points")
-_TAG_MATCH_ID = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["match_id"].number)
-_TAG_SCORES = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["scores"].number)
-_TAG_GAMES_WON = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["games_won"].number)
-_TAG_VACAS_WON = _field_tag(svc.DecisionRequest.DESCRIPTOR.fields_by_name["vacas_won"].number)
 
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
