@@ -149,6 +149,38 @@ class TestActions:
         assert cv.legal_action_from_proto(cv.legal_action_to_proto(entry)) == entry  # type: ignore[arg-type]
 
 
+    legal_entry_st = st.one_of(
+        fixed_st,
+        st.builds(EnvidoRange, st.integers(2, 50), st.one_of(st.none(), st.integers(2, 100))),
+        st.lists(cards_st, min_size=1, max_size=4, unique=True).map(lambda cs: DiscardRange(tuple(cs), 1, 4)),
+    )
+
+    @given(st.lists(st.lists(legal_entry_st, min_size=1, max_size=5), min_size=1, max_size=6))
+    def test_legal_sets_convert_the_same_with_the_cache(self, sets: list[list[object]]) -> None:
+        """Converted one after another, as requests arrive (the cache keeps earlier
+        sets), every set of entries equals its own entries, in order."""
+        for entries in sets:
+            msgs = [cv.legal_action_to_proto(e) for e in entries]  # type: ignore[arg-type]
+            assert list(cv.legal_actions_from_proto(msgs)) == entries
+
+    def test_a_repeated_legal_set_is_shared_and_a_discard_set_is_not(self) -> None:
+        """The same kinds and bounds give the very same LegalActions; other bounds
+        another; a set with a discard (it holds the seat's cards) is built anew."""
+        paso_envido = [cv.legal_action_to_proto(e) for e in (FIXED_ACTIONS[ActionKind.PASO], EnvidoRange(2, None))]
+        first = cv.legal_actions_from_proto(paso_envido)
+        assert cv.legal_actions_from_proto(list(paso_envido)) is first
+        wider = [paso_envido[0], cv.legal_action_to_proto(EnvidoRange(3, 9))]
+        assert cv.legal_actions_from_proto(wider).envido_range == EnvidoRange(3, 9)
+        with_discard = [cv.legal_action_to_proto(DiscardRange((CARDS[0], CARDS[1]), 1, 2)), paso_envido[0]]
+        a, b = cv.legal_actions_from_proto(with_discard), cv.legal_actions_from_proto(with_discard)
+        assert a == b and a is not b
+
+    def test_an_empty_legal_entry_is_rejected(self) -> None:
+        """A LegalAction with no kind set is a ConversionError, cached sets or not."""
+        with pytest.raises(cv.ConversionError):
+            cv.legal_actions_from_proto([cv.legal_action_to_proto(FIXED_ACTIONS[ActionKind.PASO]), pb.LegalAction()])
+
+
 class TestEvents:
     @given(events_st())
     def test_event_round_trip(self, event: Event) -> None:
