@@ -189,7 +189,9 @@ class RemoteBot:
             await asyncio.get_running_loop().run_in_executor(None, self.process.stop)
 
     async def _end_stream(self) -> None:
-        if self._watchdog is not None:
+        # A decision still waiting (the bot closed from inside the loop) keeps its
+        # deadline: the watchdog still times it out.
+        if self._watchdog is not None and self._waiting is None:
             self._watchdog.cancel()
             self._watchdog = None
         call, reader = self._call, self._reader

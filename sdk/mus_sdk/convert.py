@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, TypeVar, cast
 
 from mus.v1 import bot_service_pb2 as svc_pb
@@ -266,7 +266,7 @@ def legal_action_from_proto(msg: pb.LegalAction) -> LegalAction:
     return FIXED_ACTIONS[_FIELD_KIND[which]]
 
 
-def legal_actions_from_proto(msgs: Sequence[pb.LegalAction]) -> LegalActions:
+def legal_actions_from_proto(msgs: Iterable[pb.LegalAction]) -> LegalActions:
     """Repeated ``mus.v1.LegalAction`` as :class:`LegalActions`.
 
     Every bot reads its legal actions on every decision, and a match repeats a few
@@ -278,6 +278,8 @@ def legal_actions_from_proto(msgs: Sequence[pb.LegalAction]) -> LegalActions:
     Raises:
         ConversionError: an entry has no kind set.
     """
+    if type(msgs) not in _REREADABLE:  # read twice below: a generator would be empty the second time
+        msgs = tuple(msgs)
     key: list[object] = []
     for m in msgs:
         which = m.WhichOneof("kind")
@@ -298,6 +300,7 @@ def legal_actions_from_proto(msgs: Sequence[pb.LegalAction]) -> LegalActions:
 
 
 _LEGAL_SETS: dict[tuple[object, ...], LegalActions] = {}
+_REREADABLE = (tuple, list, type(svc_pb.DecisionRequest().legal_actions))
 
 
 # --------------------------------------------------------------------------- events
@@ -484,13 +487,16 @@ def observation_from_proto(msg: svc_pb.DecisionRequest) -> Observation:
     """A ``mus.v1.DecisionRequest`` as an :class:`Observation`.
 
     The fields are converted lazily, each on its first access: a bot pays only for what
-    it reads (see :class:`_WireObservation`). The result behaves as an eager
-    :class:`Observation` in every way (equality, hash, ``repr``, ``dataclasses.replace``,
-    pickling).
+    it reads (see :class:`_WireObservation`). The result is an :class:`Observation`
+    (``isinstance``), equal both ways to an eager one with the same values, with the
+    same hash and ``repr``; ``dataclasses.replace``, ``copy`` and ``pickle`` give fully
+    converted copies. ``msg`` must not be changed afterwards (fields not yet read would
+    show the change); the SDK parses a fresh message for every request.
 
     Raises:
         ConversionError: an unspecified phase (here); an unspecified enum or a bad card or
-            action (on first access to the field that holds it).
+            action: on each access to the field that holds it, and so also from ``repr``,
+            ``==`` or ``hash`` (a well-formed request, as the arena sends, has none).
     """
     phase = msg.phase
     if not 1 <= phase <= 4:
@@ -511,8 +517,9 @@ class _WireObservation(Observation):
     paired A/B rounds). Most bots read a few fields.
 
     Each field is a property over the parent's slot: reading converts and stores once;
-    the dataclass ``__init__`` (used by ``dataclasses.replace`` and unpickling) writes
-    through the setter, so such copies are eager and need no message.
+    the dataclass ``__init__`` (used by ``dataclasses.replace``) writes through the
+    setter, so such copies are fully converted and need no message. Two threads reading
+    a field for the first time may both convert it (equal values; harmless).
     """
 
     __slots__ = ("_msg",)

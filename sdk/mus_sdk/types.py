@@ -506,21 +506,40 @@ class LegalActions(Sequence[LegalAction]):
 
     __slots__ = ("_discard", "_entries", "_envido", "_kinds")
 
+    _entries: tuple[LegalAction, ...]
+    _envido: EnvidoRange | None
+    _discard: DiscardRange | None
+    _kinds: frozenset[ActionKind]
+
     def __init__(self, entries: Iterable[LegalAction]) -> None:
-        self._entries: tuple[LegalAction, ...] = tuple(entries)
+        items = tuple(entries)
         kinds = set()
-        self._envido: EnvidoRange | None = None
-        self._discard: DiscardRange | None = None
-        for e in self._entries:
+        envido_range: EnvidoRange | None = None
+        discard_range: DiscardRange | None = None
+        for e in items:
             if isinstance(e, Action):
                 kinds.add(e.kind)
             elif isinstance(e, EnvidoRange):
                 kinds.add(ActionKind.ENVIDO)
-                self._envido = e
+                envido_range = e
             else:
                 kinds.add(ActionKind.DISCARD)
-                self._discard = e
-        self._kinds = frozenset(kinds)
+                discard_range = e
+        # Immutable (the SDK shares one object between requests with the same legal set).
+        init = object.__setattr__
+        init(self, "_entries", items)
+        init(self, "_envido", envido_range)
+        init(self, "_discard", discard_range)
+        init(self, "_kinds", frozenset(kinds))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"LegalActions is immutable (cannot set {name})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"LegalActions is immutable (cannot delete {name})")
+
+    def __reduce__(self) -> tuple[type[LegalActions], tuple[tuple[LegalAction, ...]]]:
+        return (LegalActions, (self._entries,))
 
     @overload
     def __getitem__(self, index: int) -> LegalAction: ...

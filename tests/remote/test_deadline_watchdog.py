@@ -24,6 +24,12 @@ class FakeCall:
         self.recv = recv
         self.delays = delays
 
+    async def done_writing(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
     async def write(self, data: bytes) -> None:
         rid = svc.PlayRequest.FromString(data).decision_request.request_id
         if rid in self.delays:
@@ -126,5 +132,21 @@ def test_an_outside_cancel_at_the_deadline_wins(tmp_path: Path) -> None:
         loop.call_at(bot._watch_at, task.cancel)  # scheduled after the watchdog: same turn
         with pytest.raises(asyncio.CancelledError):
             await task
+
+    asyncio.run(run())
+
+
+def test_ending_the_stream_during_a_decision_keeps_its_deadline(tmp_path: Path) -> None:
+    """Closing the bot from inside the loop while a decision waits (``close()`` schedules
+    that) does not leave the decision waiting forever: it still times out."""
+
+    async def run() -> None:
+        bot = fake_bot(tmp_path, {})
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(timed_decide(bot, 1, 0.2))
+        await asyncio.sleep(0.05)
+        await bot._end_stream()
+        outcome, took = await asyncio.wait_for(task, 2.0)
+        assert outcome == "timeout" and took < 1.0
 
     asyncio.run(run())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 
@@ -175,6 +176,24 @@ class TestActions:
         a, b = cv.legal_actions_from_proto(with_discard), cv.legal_actions_from_proto(with_discard)
         assert a == b and a is not b
 
+    def test_a_legal_set_from_a_generator_is_whole(self) -> None:
+        """Any iterable works, also one that can be read only once (and a cached set
+        is not emptied by it)."""
+        entries = [FIXED_ACTIONS[ActionKind.QUIERO], EnvidoRange(4, 7)]
+        once = cv.legal_actions_from_proto(cv.legal_action_to_proto(e) for e in entries)
+        again = cv.legal_actions_from_proto([cv.legal_action_to_proto(e) for e in entries])
+        assert list(once) == entries and list(again) == entries
+
+    def test_a_shared_legal_set_cannot_be_changed(self) -> None:
+        """A bot cannot alter the LegalActions that later requests will share."""
+        legal = cv.legal_actions_from_proto([cv.legal_action_to_proto(FIXED_ACTIONS[ActionKind.PASO])])
+        with pytest.raises(AttributeError):
+            legal._entries = ()  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            del legal._kinds
+        assert list(legal) == [FIXED_ACTIONS[ActionKind.PASO]]
+        assert pickle.loads(pickle.dumps(legal)) == legal and copy.deepcopy(legal) == legal
+
     def test_an_empty_legal_entry_is_rejected(self) -> None:
         """A LegalAction with no kind set is a ConversionError, cached sets or not."""
         with pytest.raises(cv.ConversionError):
@@ -243,11 +262,13 @@ class TestObservation:
         other = cv.observation_from_proto(cv.observation_to_proto(dataclasses.replace(obs, mano=(obs.mano + 1) % 4)))
         assert other != back and other != obs
 
-    def test_wire_observation_hash_matches(self) -> None:
-        """Equal observations hash alike (history as a tuple, as the eager ones hold it)."""
-        obs = dataclasses.replace(make_observation(), history=())
+    def test_wire_observation_hash_and_copies(self) -> None:
+        """Equal observations hash alike; copy and deepcopy give equal, converted copies."""
+        obs = make_observation()
         back = cv.observation_from_proto(cv.observation_to_proto(obs))
-        assert hash(dataclasses.replace(back, history=())) == hash(obs)
+        assert hash(back) == hash(obs)
+        assert copy.copy(back) == obs and copy.deepcopy(back) == obs
+        assert type(copy.copy(back)) is Observation
 
     def test_fields_are_converted_on_first_access(self) -> None:
         """A bad card fails when the bot reads the cards, not before: the other fields

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -70,6 +71,30 @@ def test_request_bytes_per_seat_cache_across_hands_and_senas(seed: int, players:
         state.apply(random_action(rng, state.legal_actions()))
         hands += len(state.hand_results) - before
     assert hands >= 1 or state.is_terminal
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    match_id=st.text(max_size=40),
+    numbers=st.lists(st.integers(0, 2**32 - 1), min_size=9, max_size=9),
+    seat=st.integers(0, 5),
+)
+def test_hand_fields_encoded_by_hand_parse_as_protobuf_encodes_them(match_id: str, numbers: list[int], seat: int) -> None:
+    """The hand fields (written without protobuf) parse equal to the message protobuf
+    builds, for any match id (non-ASCII, empty) and numbers of any size (zeros, varints
+    of several bytes), at a 6-seat table too."""
+    state = MusState.new(Rules(players=6), seed=1)
+    assert state.to_act is not None
+    game, hand, mano, dealer, s0, s1, g1, v0, v1 = numbers
+    view = dataclasses.replace(
+        state.view(state.to_act), seat=seat, game=game, hand=hand, mano=mano, dealer=dealer,
+        scores=(s0, s1), games_won=(0, g1),
+    )
+    rules_pb = wire.rules_to_pb(state.rules)
+    built = svc.PlayRequest()
+    wire.fill_decision_request(built.decision_request, view, 7, match_id, 100, 2000, rules_pb, wire.EventCache(), (v0, v1))
+    data = wire.decision_request_bytes(view, 7, match_id, 100, 2000, wire.rules_field(rules_pb), wire.EventCache(), (v0, v1))
+    assert svc.PlayRequest.FromString(data) == built
 
 
 def test_request_holds_only_the_seats_cards() -> None:
