@@ -5,13 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import (
-    discard_observation,
-    load_bot_module,
-    make_observation,
-    mus_observation,
-    opening_observation,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mus_sdk import (
@@ -33,6 +26,13 @@ from mus_sdk import (
     Phase,
     parse_cards,
     split_decision,
+)
+from sdk_helpers import (
+    discard_observation,
+    load_bot_module,
+    make_observation,
+    mus_observation,
+    opening_observation,
 )
 
 random_bot = load_bot_module("random")

@@ -7,7 +7,6 @@ import dataclasses
 import pickle
 
 import pytest
-from conftest import discard_observation, make_observation, mus_observation, opening_observation
 from hypothesis import given
 from hypothesis import strategies as st
 from mus.v1 import bot_service_pb2 as svc_pb
@@ -46,6 +45,7 @@ from mus_sdk import (
 )
 from mus_sdk import convert as cv
 from mus_sdk.types import FIXED_ACTIONS
+from sdk_helpers import discard_observation, make_observation, mus_observation, opening_observation
 
 cards_st = st.sampled_from(CARDS)
 fixed_st = st.sampled_from(list(FIXED_ACTIONS.values()))

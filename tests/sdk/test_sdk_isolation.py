@@ -7,7 +7,7 @@ import subprocess
 import sys
 import sysconfig
 
-from conftest import REPO
+from sdk_helpers import REPO
 
 
 def test_sdk_imports_with_only_grpc_and_protobuf() -> None:

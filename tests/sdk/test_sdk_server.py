@@ -12,7 +12,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import REPO, make_observation
 from mus.v1 import bot_service_pb2 as svc_pb
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import (
@@ -31,6 +30,7 @@ from mus_sdk import (
 )
 from mus_sdk import convert as cv
 from mus_sdk import handshake as hs
+from sdk_helpers import REPO, make_observation
 
 
 class RecordingBot(Bot):
