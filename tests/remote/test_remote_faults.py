@@ -104,6 +104,22 @@ def test_hangs_in_decide(spawn, pool) -> None:
     assert all("no answer within 300 ms" in f.detail for f in played.result.faults)
 
 
+def test_stops_reading_its_stream(spawn, pool) -> None:
+    """A bot that stops reading: each request times out until flow control blocks the
+    arena's write, which the deadline also ends (the stream is then cancelled, and the
+    seat's later decisions are crashes at once). No decision waits past its deadline."""
+    bot = spawn("deaf", MUS_TEST_AT="2", MUS_TEST_SKIP_HAND_ENDS="1")
+    played = play(pool.table(bot, 1), config(decision_ms=50, max_faults=0))
+    kinds = [f.kind for f in played.result.faults]
+    assert all(f.seat == 1 for f in played.result.faults)
+    timeouts = kinds.index(FaultKind.CRASH)
+    assert timeouts >= 2 and set(kinds[:timeouts]) == {FaultKind.TIMEOUT}
+    assert set(kinds[timeouts:]) == {FaultKind.CRASH}, "once the blocked write is cancelled, the stream is dead"
+    assert "on write" in played.result.faults[timeouts].detail
+    assert played.result.seats[1].max_decision_s < 0.5
+    assert played.result.reason == "completed"
+
+
 def test_answers_late(spawn, pool) -> None:
     """The late answer is discarded, not taken for the answer to the next request."""
     bot = spawn("late", MUS_TEST_AT="2", MUS_TEST_DELAY_MS="600")

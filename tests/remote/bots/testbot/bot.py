@@ -12,6 +12,8 @@ Driven by environment variables (set in the manifest's ``[env]``; the tests over
     (only once if ``MUS_TEST_MARKER`` names a file: it is created at the crash, and a bot
     that finds it plays normally, as a restarted bot would).
     ``hang``: plays; from decision ``MUS_TEST_AT`` on, hangs in decide forever.
+    ``deaf``: plays; at decision ``MUS_TEST_AT`` stops reading its stream (without
+    answering), so HTTP/2 flow control eventually blocks the arena's writes to it.
     ``late``: plays; answers decision ``MUS_TEST_AT`` after ``MUS_TEST_DELAY_MS``.
     ``wrong_id``: from decision ``MUS_TEST_AT`` on, answers naming the id of its first
     request (an old id, answered already).
@@ -193,6 +195,12 @@ class FaultServicer(BotServicer):
                     sys.stderr.write(f"testbot: crashing at request {req.request_id}\n")
                     sys.stderr.flush()
                     os._exit(7)
+            if MODE == "deaf" and n >= AT:
+                sys.stderr.write(f"testbot: no longer reading my stream at request {req.request_id}\n")
+                sys.stderr.flush()
+                while context.is_active():
+                    time.sleep(0.05)
+                return
             if MODE == "hang" and n >= AT:
                 sys.stderr.write(f"testbot: hanging at request {req.request_id}\n")
                 sys.stderr.flush()
@@ -273,7 +281,10 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:
         signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    # A deaf bot announces a small HTTP/2 window, so that flow control blocks the
+    # arena's writes after a few requests rather than after megabytes.
+    options = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)] if MODE == "deaf" else []
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=options)
     svc_grpc.add_BotServiceServicer_to_server(FaultServicer(RandomPlay(), stop.set), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
