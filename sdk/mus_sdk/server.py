@@ -212,8 +212,12 @@ def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
         sys.exit(1)
 
     stop = threading.Event()
+    terminated: list[int] = []
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    # The handler must take no lock: it runs on the main thread between two bytecodes,
+    # possibly while that thread holds stop's lock inside stop.wait(), and stop.set()
+    # would then deadlock (seen in CI: a bot that never exited on SIGTERM).
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.append(signum))
     try:
         server, announce = start_server(
             bot,
@@ -229,9 +233,9 @@ def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
     sys.stdout.flush()
 
     parent = os.getppid()
-    # Poll instead of blocking forever: a signal handler only runs between bytecodes of
-    # the main thread, and an orphaned bot (arena killed with SIGKILL) must notice.
-    while not stop.wait(0.5):
+    # Poll instead of blocking forever: SIGTERM only sets a flag (see above), and an
+    # orphaned bot (arena killed with SIGKILL) must notice its parent is gone.
+    while not terminated and not stop.wait(0.1):
         if os.getppid() != parent:
             break
     server.stop(grace=1.0).wait(3.0)

@@ -277,10 +277,12 @@ def main() -> None:
         spawn_reporting_child(os.path.join(OUT, "escaped.pid"), "", new_session=True)
 
     stop = threading.Event()
+    terminated: list[int] = []
     if MODE == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:
-        signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+        # Only a flag: stop.set() in a handler can deadlock on stop's own lock.
+        signal.signal(signal.SIGTERM, lambda signum, frame: terminated.append(signum))
     # A deaf bot announces a small HTTP/2 window, so that flow control blocks the
     # arena's writes after a few requests rather than after megabytes.
     options = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)] if MODE == "deaf" else []
@@ -290,7 +292,7 @@ def main() -> None:
     server.start()
     sys.stdout.write(handshake.format_line(handshake.NETWORK_TCP, f"127.0.0.1:{port}") + "\n")
     sys.stdout.flush()
-    while not stop.wait(0.05):
+    while not terminated and not stop.wait(0.05):
         pass
     server.stop(0.2).wait(1.0)
     sys.stdout.flush()
