@@ -92,6 +92,13 @@ SCOPE_ENV = os.environ.get("MUS_ZOO_SCOPE", "MUS_REMOTE_TEST_TAG")
 NAME = f"zoo-{MODE}"
 
 STOP = threading.Event()
+TERMINATED: list[int] = []  # set by SIGTERM: a handler calling STOP.set() could deadlock on STOP's lock
+
+
+def wait_for_stop() -> None:
+    """Wait for the Shutdown call or SIGTERM."""
+    while not TERMINATED and not STOP.wait(0.05):
+        pass
 HOG: list[bytes] = []
 STATE: dict[str, object] = {"server": None, "port": 0}
 
@@ -456,18 +463,18 @@ def main() -> None:
     if MODE == "ignore_sigterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:
-        signal.signal(signal.SIGTERM, lambda signum, frame: STOP.set())
+        signal.signal(signal.SIGTERM, lambda signum, frame: TERMINATED.append(signum))
     if MODE == "wrong_address_tcp":
         hole = socket.socket()
         hole.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
         announce(f"127.0.0.1:{hole.getsockname()[1]}")
         say("announced a port where nobody listens")
-        STOP.wait(3600)
+        wait_for_stop()
         os._exit(0)
     if MODE == "wrong_address_unix":
         announce(f"/tmp/zoo-nobody-listens-{os.getpid()}.sock", handshake.NETWORK_UNIX)
         say("announced a socket where nobody listens")
-        STOP.wait(3600)
+        wait_for_stop()
         os._exit(0)
     if MODE == "announce_peer":
         deadline = time.monotonic() + 5
@@ -478,7 +485,7 @@ def main() -> None:
         pid, port = found[0]
         announce(f"127.0.0.1:{port}")
         say(f"announced the address of pid {pid}")
-        STOP.wait(3600)
+        wait_for_stop()
         os._exit(0)
     if MODE == "introspect":
         introspect()
@@ -493,8 +500,7 @@ def main() -> None:
         subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
     STATE["port"] = serve_on(0)
     announce(f"127.0.0.1:{STATE['port']}")
-    while not STOP.wait(0.05):
-        pass
+    wait_for_stop()
     STATE["server"].stop(0.2).wait(1.0)  # type: ignore[attr-defined]
     os._exit(0)
 
