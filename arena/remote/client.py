@@ -311,8 +311,8 @@ class RemoteBot:
                 if decision is not None:
                     return decision
         except asyncio.CancelledError:
-            # Cancelled from outside (the match is being stopped), or from outside too:
-            # that cancellation wins over the timeout.
+            # Cancelled from outside (the match is being stopped), alone or in the same
+            # loop turn as the timeout: the outside cancellation wins.
             if not self._timed_out or task.uncancel() > cancelling:
                 raise
             self._late_ok.add(request_id)
