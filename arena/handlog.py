@@ -20,6 +20,19 @@ from arena import __version__
 SCHEMA_VERSION = 1
 """Bumped on any incompatible change to the records (docs/handlog.md)."""
 
+TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms"})
+"""The fields that differ between two runs of the same seed and deterministic bots."""
+
+
+def untimed(value: Any) -> Any:
+    """``value`` (a record, or any JSON value) without its timing fields, at any depth:
+    what must be identical between two runs of the same seed (docs/handlog.md)."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
 
 class HandLogWriter:
     """Writes one match's log; use as a context manager."""

@@ -27,13 +27,13 @@ import pytest
 from adversarial_helpers import RANDOM_BOT, REPO, TAG_ENV, TRIVIAL_BOT
 from remote_helpers import tagged_pids, wait_gone
 
+from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.runner import read_results
 from arena.league.schedule import schedule
 from arena.league.standings import compute_standings
 
 MUS = [sys.executable, "-m", "arena"]
-TIMING_KEYS = {"ms", "time_used_ms", "max_decision_ms"}
 KILLS = 4
 
 
@@ -85,13 +85,6 @@ def start(config: Path, out: Path, log: Path, *extra: str) -> subprocess.Popen[b
         return subprocess.Popen([*MUS, "league", str(config), "--out", str(out), "--no-progress", *extra],
                                 cwd=REPO, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
-
-def untimed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if k not in TIMING_KEYS}
-    if isinstance(value, list):
-        return [untimed(v) for v in value]
-    return value
 
 
 def check_logs(out: Path, match_ids: list[str]) -> None:

@@ -24,6 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.schedule import schedule
 
@@ -31,7 +32,6 @@ REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
 SMALL = DATA / "small.toml"
 MUS = [sys.executable, "-m", "arena"]
-TIMING_KEYS = {"ms", "time_used_ms", "max_decision_ms"}
 OTHER_SEED = 12345
 
 
@@ -50,14 +50,6 @@ def run_league(out: Path, *extra: str) -> Path:
 def jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-
-def untimed(value: Any) -> Any:
-    """``value`` without its timing fields (which differ from run to run)."""
-    if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if k not in TIMING_KEYS}
-    if isinstance(value, list):
-        return [untimed(v) for v in value]
-    return value
 
 
 def results_by_id(out: Path) -> dict[str, dict[str, Any]]:
