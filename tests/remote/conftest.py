@@ -20,8 +20,7 @@ from arena.remote.client import RemoteBot
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
     p = Pool(tmp_path_factory.mktemp("pool-logs"), new_tag())
     yield p
-    close_all(p.bots)
-    assert wait_gone(p.tag, [b.process.pid for b in p.bots if b.process and b.process.pid]) == []
+    p.close()
 
 
 @pytest.fixture

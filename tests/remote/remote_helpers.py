@@ -64,6 +64,11 @@ class Pool:
         for b in self.bots:
             b.connect()
 
+    def close(self) -> None:
+        """Close the pool's bots; none of their processes may remain."""
+        close_all(self.bots)
+        assert wait_gone(self.tag, [b.process.pid for b in self.bots if b.process and b.process.pid]) == []
+
     def table(self, bot: Player, seat: int) -> list[Player]:
         for i, b in enumerate(self.bots):
             if b.is_dead():  # a previous test broke it: restart it, and say so
