@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from helpers import deal
 
-from arena.engine import CARDS, JuegoReal, evaluate, parse_rank
+from arena.engine import CARDS, JuegoReal, evaluate
 from arena.engine.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_NONE, PARES_PAR, HandEval
 
 OFF = JuegoReal.OFF
@@ -14,14 +15,7 @@ OFF = JuegoReal.OFF
 
 def ev(text: str, kings: int = 8, real: JuegoReal = OFF) -> HandEval:
     """Evaluate a hand of bare ranks ("R 3 C A"); suits are irrelevant (§1.1)."""
-    used: set[int] = set()
-    cards = []
-    for tok in text.split():
-        rank = parse_rank(tok)
-        c = next(c for c in range(rank * 4, rank * 4 + 4) if c not in used)
-        used.add(c)
-        cards.append(CARDS[c])
-    return evaluate(cards, kings, real)
+    return evaluate(deal([text])[0], kings, real)
 
 
 # ---------------------------------------------------------------------------- §1 values
