@@ -204,6 +204,9 @@ class EventCache:
         self._history_bytes = b""
         self._head_key: tuple[Any, ...] = ()
         self._head_bytes = b""
+        self._cards: tuple[Card, ...] = ()
+        self._cards_bytes = b""
+        self._legal: dict[int, tuple[tuple[LegalAction, ...], bytes]] = {}
 
     def history_fields(self, history: tuple[Event, ...]) -> bytes:
         """``history`` encoded as the repeated ``DecisionRequest.history`` field.
@@ -230,6 +233,26 @@ class EventCache:
             self._head_bytes = _encode_head(key)
         return self._head_bytes
 
+    def cards_field(self, cards: tuple[Card, ...]) -> bytes:
+        """The seat's cards (the same until a discard)."""
+        if cards != self._cards:
+            self._cards = cards
+            self._cards_bytes = b"".join([_CARD_FIELDS[c] for c in cards])
+        return self._cards_bytes
+
+    def legal_fields(self, legal: tuple[LegalAction, ...]) -> bytes:
+        """The legal actions, kept by the identity of the engine's tuple: the engine
+        hands out the same tuple for the same betting situation, and hashing the
+        entries (dataclasses, hashed in Python) cost more than encoding them."""
+        hit = self._legal.get(id(legal))
+        if hit is not None and hit[0] is legal:
+            return hit[1]
+        data = _encode_legal_set(legal)
+        if len(self._legal) > 256:
+            self._legal.clear()
+        self._legal[id(legal)] = (legal, data)
+        return data
+
     def serialized(self, event: Event) -> bytes:
         """The serialized ``mus.v1.Event`` for ``event``."""
         return self._entry(event)[1]
@@ -249,6 +272,11 @@ class EventCache:
 def _varint(n: int) -> bytes:
     if n < 0x80:
         return _SMALL_VARINTS[n]
+    # Two and three bytes (up to ~2 million: deadlines and time banks in ms) without the loop.
+    if n < 0x4000:
+        return bytes((n & 0x7F | 0x80, n >> 7))
+    if n < 0x200000:
+        return bytes((n & 0x7F | 0x80, n >> 7 & 0x7F | 0x80, n >> 14))
     out = bytearray()
     while True:
         byte = n & 0x7F
@@ -299,18 +327,19 @@ def decision_request_bytes(
     building cost of the message-based path, which was the referee's largest share of
     CPU per decision.
     """
+    bet = view.live_bet
     parts = [
         events.head_fields(view, match_id, vacas),
-        _uint(_TAG_REQUEST_ID, request_id),
-        _uint(_TAG_PHASE, pb_enum(view.phase)),
-        _uint(_TAG_LANCE, pb_enum(view.lance)) if view.lance is not None else b"",
-        _uint(_TAG_DEADLINE, deadline_ms),
-        _uint(_TAG_TIME_BANK, max(0, time_bank_ms)),
-        _uint(_TAG_DISCARD_ROUND, view.mus_round),
-        *[_CARD_FIELDS[c] for c in view.cards],
-        *[_cached(_LEGAL_FIELDS, entry, _encode_legal) for entry in view.legal_actions],
+        _TAG_REQUEST_ID + _varint(request_id) if request_id else b"",
+        _cached(_STEP_FIELDS, (view.phase, view.lance, view.mus_round), _encode_step),
+        _TAG_DEADLINE + _varint(deadline_ms) if deadline_ms else b"",
+        _TAG_TIME_BANK + _varint(time_bank_ms) if time_bank_ms > 0 else b"",
+        events.cards_field(view.cards),
+        events.legal_fields(view.legal_actions),
         _cached(_SENAS_FIELDS, view.legal_senas, _encode_senas) if view.legal_senas else b"",
-        _cached(_BET_FIELDS, view.live_bet, _encode_bet) if view.live_bet is not None else b"",
+        # LiveBet's own hash is the dataclass's, in Python: key by a plain tuple instead.
+        _cached(_BET_FIELDS, (bet.team, bet.seat, bet.stake, bet.prev, bet.is_ordago), _encode_bet)
+        if bet is not None else b"",
         rules_field_bytes,
         events.history_fields(view.history),
     ]
@@ -349,6 +378,7 @@ def _fragment(fill: Callable[[svc.DecisionRequest], None]) -> bytes:
 
 _CARD_FIELDS = tuple(_fragment(lambda m, c=c: _add_cards(m.cards, (c,))) for c in CARDS)  # type: ignore[misc]
 _LEGAL_FIELDS: dict[Any, bytes] = {}
+_STEP_FIELDS: dict[Any, bytes] = {}
 _SENAS_FIELDS: dict[Any, bytes] = {}
 _BET_FIELDS: dict[Any, bytes] = {}
 _CACHE_LIMIT = 4096
@@ -374,13 +404,24 @@ def _encode_senas(senas: tuple[Sena, ...]) -> bytes:
     return _fragment(lambda m: m.legal_senas.extend([pb_enum(s) for s in senas]))  # type: ignore[misc]
 
 
-def _encode_bet(bet: Any) -> bytes:
+def _encode_bet(bet: tuple[int, int, int, int, bool]) -> bytes:
     def fill(m: svc.DecisionRequest) -> None:
         b = m.bet
-        b.team, b.seat, b.stake, b.deje, b.is_ordago = bet.team, bet.seat, bet.stake, bet.prev, bet.is_ordago
+        b.team, b.seat, b.stake, b.deje, b.is_ordago = bet
         b.SetInParent()
 
     return _fragment(fill)
+
+
+def _encode_step(key: tuple[Phase, Lance | None, int]) -> bytes:
+    """The fields that say where in the hand a request is: phase, lance, discard round."""
+    phase, lance, mus_round = key
+    return (_uint(_TAG_PHASE, pb_enum(phase)) + (_uint(_TAG_LANCE, pb_enum(lance)) if lance is not None else b"")
+            + _uint(_TAG_DISCARD_ROUND, mus_round))
+
+
+def _encode_legal_set(legal: tuple[LegalAction, ...]) -> bytes:
+    return b"".join([_cached(_LEGAL_FIELDS, entry, _encode_legal) for entry in legal])
 
 
 def _encode_head(key: tuple[Any, ...]) -> bytes:

@@ -6,6 +6,7 @@ import dataclasses
 import random
 
 import pytest
+from google.protobuf.internal.encoder import _VarintBytes  # protobuf's own encoder, as the oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mus.v1 import bot_service_pb2 as svc
@@ -153,3 +154,16 @@ def test_hand_end_bytes_are_built_once_per_hand_and_stay_exact() -> None:
         assert wire.hand_end_request_bytes(result, games) == expected
     assert wire.hand_end_request_bytes(first, [1, 0]) is wire.hand_end_request_bytes(first, (1, 0))
     assert wire.hand_end_request_bytes(first, (0, 0)) != wire.hand_end_request_bytes(second, (0, 0))
+
+
+@given(st.one_of(st.integers(0, 2**22), st.integers(0, 2**64 - 1)))
+def test_varint_is_protobufs_encoding(n: int) -> None:
+    """The hand-written varint (with its two- and three-byte shortcuts) encodes every
+    value as protobuf does, on both sides of each length boundary."""
+    assert wire._varint(n) == _VarintBytes(n)
+
+
+def test_varint_length_boundaries() -> None:
+    for edge in (0x80, 0x4000, 0x200000, 0x10000000):
+        for n in (edge - 1, edge, edge + 1):
+            assert wire._varint(n) == _VarintBytes(n)
