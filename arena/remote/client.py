@@ -15,6 +15,7 @@ an answer to a request that was already charged as WRONG_REQUEST.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,40 @@ _BOT_CLOSED = "the bot closed the stream"
 _PLAY_METHOD = "/mus.v1.BotService/Play"
 END_GRACE_S = 2.0
 """After the match end, how long a bot has to read everything and end its side of the stream."""
+
+
+class _Inbox:
+    """The answers read from one stream, waiting for the decision that takes them.
+
+    ``asyncio.Queue`` without what one reader and one waiting decision do not need
+    (bounds, putters, ``join``, its loop check on every wait): about 2 µs less of the
+    arena's CPU per decision. As with a queue, an item stays in ``items`` until it is
+    taken, so a decision cancelled at its deadline never loses an answer.
+    """
+
+    __slots__ = ("_loop", "_waiter", "items")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._waiter: asyncio.Future[None] | None = None
+        self.items: deque[Any] = deque()
+
+    def put(self, item: Any) -> None:
+        """Queue ``item`` and wake the decision waiting for it, if any."""
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # cancelled at a deadline: nobody to wake
+                waiter.set_result(None)
+
+    async def get(self) -> Any:
+        """The oldest item, waiting for one if there is none."""
+        items = self.items
+        while not items:
+            waiter = self._waiter = self._loop.create_future()
+            await waiter
+        return items.popleft()
 
 
 class RemoteBot:
@@ -71,7 +106,7 @@ class RemoteBot:
         self._stub: Any = None
         self._call: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._recv: asyncio.Queue[Any] | None = None
+        self._recv: _Inbox | None = None
         self._stream_dead: str | None = None
         self._match_id = ""
         self._rules_pb = wire.rules_to_pb(Rules())
@@ -220,14 +255,14 @@ class RemoteBot:
 
     # ------------------------------------------------------------------ the stream
 
-    async def _read(self, call: Any, recv: asyncio.Queue[Any]) -> None:
+    async def _read(self, call: Any, recv: _Inbox) -> None:
         try:
             while True:
                 response = await call.read()
                 if response is grpc.aio.EOF:
                     self._stream_dead = _BOT_CLOSED
                     break
-                recv.put_nowait(response)
+                recv.put(response)
         except asyncio.CancelledError:
             raise
         except grpc.RpcError as exc:
@@ -235,7 +270,7 @@ class RemoteBot:
             self._stream_dead = f"stream broken: {code.name if code else '?'} {exc.details() or ''}".strip()
         except Exception as exc:  # a garbage message that fails to parse, etc.
             self._stream_dead = f"stream broken: {type(exc).__name__}: {exc}"
-        recv.put_nowait(_CLOSED)
+        recv.put(_CLOSED)
 
     async def _write(self, msg: svc.PlayRequest | bytes, timeout_s: float) -> None:
         """Write one message; a broken stream or a bot that stopped reading (flow control
@@ -271,8 +306,8 @@ class RemoteBot:
         self._call = self._channel.stream_stream(
             _PLAY_METHOD, request_serializer=None, response_deserializer=svc.PlayResponse.FromString
         )()
-        self._recv = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
+        self._recv = _Inbox(self._loop)
         self._reader = self._loop.create_task(self._read(self._call, self._recv))
         msg = svc.PlayRequest()
         msg.match_start.CopyFrom(
@@ -289,6 +324,7 @@ class RemoteBot:
             int(timing.bank_left_s * 1000), self._rules_field, self._events,
         )
         recv = self._recv
+        inbox = recv.items
         # One deadline covers the write (a bot that stopped reading blocks it: the
         # stream is then cancelled) and the wait for the answer; _watch enforces it.
         deadline = self._loop.time() + timing.deadline_s
@@ -306,7 +342,7 @@ class RemoteBot:
             except Exception as exc:
                 self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
             while True:
-                response = recv.get_nowait() if not recv.empty() else await recv.get()
+                response = inbox.popleft() if inbox else await recv.get()
                 decision = self._check_response(response, request_id)
                 if decision is not None:
                     return decision
@@ -352,7 +388,7 @@ class RemoteBot:
         recv = self._recv
         assert recv is not None
         if response is _CLOSED:
-            recv.put_nowait(_CLOSED)  # keep the stream marked closed for later calls
+            recv.put(_CLOSED)  # keep the stream marked closed for later calls
             raise BotFault(FaultKind.CRASH, self._crash_detail())
         if response.WhichOneof("message") != "decision":
             raise BotFault(FaultKind.MALFORMED, "the answer holds no decision")

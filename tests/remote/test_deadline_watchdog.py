@@ -13,14 +13,14 @@ from mus.v1 import bot_service_pb2 as svc
 
 from arena.engine import MusState, Rules, SeatView
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
-from arena.remote.client import RemoteBot
+from arena.remote.client import RemoteBot, _Inbox
 from arena.remote.manifest import BotAddress
 
 
 class FakeCall:
     """Answers each request after ``delays[request_id]`` seconds (absent: never)."""
 
-    def __init__(self, recv: asyncio.Queue[object], delays: dict[int, float]) -> None:
+    def __init__(self, recv: _Inbox, delays: dict[int, float]) -> None:
         self.recv = recv
         self.delays = delays
 
@@ -36,7 +36,7 @@ class FakeCall:
             answer = svc.PlayResponse()
             answer.decision.request_id = rid
             answer.decision.action.paso.SetInParent()
-            asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put_nowait, answer)
+            asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put, answer)
 
 
 def a_view() -> SeatView:
@@ -48,7 +48,7 @@ def a_view() -> SeatView:
 def fake_bot(tmp_path: Path, delays: dict[int, float]) -> RemoteBot:
     bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
     bot._loop = asyncio.get_running_loop()
-    bot._recv = asyncio.Queue()
+    bot._recv = _Inbox(bot._loop)
     bot._call = FakeCall(bot._recv, delays)
     return bot
 
@@ -148,5 +148,26 @@ def test_ending_the_stream_during_a_decision_keeps_its_deadline(tmp_path: Path) 
         await bot._end_stream()
         outcome, took = await asyncio.wait_for(task, 2.0)
         assert outcome == "timeout" and took < 1.0
+
+    asyncio.run(run())
+
+
+def test_an_answer_arriving_as_its_wait_is_cancelled_is_kept() -> None:
+    """The answer queue never loses an item: an answer put in the same loop turn as the
+    waiting decision is cancelled (its deadline) is still there for the next get."""
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        inbox = _Inbox(loop)
+        waiting = loop.create_task(inbox.get())
+        await asyncio.sleep(0)  # the task now waits
+        inbox.put("answer")  # wakes the waiter...
+        waiting.cancel()  # ...which is cancelled before it runs
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert await asyncio.wait_for(inbox.get(), 1.0) == "answer"
+        inbox.put("next")
+        inbox.put("after")
+        assert [await inbox.get(), await inbox.get()] == ["next", "after"]
 
     asyncio.run(run())
