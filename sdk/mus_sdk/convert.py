@@ -503,6 +503,7 @@ def observation_from_proto(msg: svc_pb.DecisionRequest) -> Observation:
         raise ConversionError(f"decision request {msg.request_id}: bad or unspecified phase {phase}")
     obs = _new_wire_observation(_WireObservation)
     _WIRE_MSG.__set__(obs, msg)
+    _WIRE_DONE.__set__(obs, 0)
     return obs
 
 
@@ -522,7 +523,7 @@ class _WireObservation(Observation):
     a field for the first time may both convert it (equal values; harmless).
     """
 
-    __slots__ = ("_msg",)
+    __slots__ = ("_done", "_msg")
 
     def __eq__(self, other: object) -> bool:
         # The dataclass __eq__ only compares instances of the very same class; an
@@ -544,24 +545,38 @@ class _WireObservation(Observation):
 
 _new_wire_observation = object.__new__
 _WIRE_MSG: Any = _WireObservation.__dict__["_msg"]
+_WIRE_DONE: Any = _WireObservation.__dict__["_done"]
 
 
 def _field_values(obs: Observation) -> tuple[Any, ...]:
     return tuple(getattr(obs, f) for f in _OBSERVATION_FIELDS)
 
 
-def _lazy_field(name: str, convert: Any) -> property:
+def _lazy_field(name: str, convert: Any, bit: int) -> property:
     slot = Observation.__dict__[name]  # the parent's slot descriptor
 
+    # Which fields are converted is kept as bits in ``_done`` rather than found by
+    # reading an empty slot: the AttributeError of an empty slot cost ~1.5 µs per first
+    # access, a third of what reading ``legal`` costs a bot.
     def get(self: _WireObservation) -> Any:
-        try:
+        done = _WIRE_DONE.__get__(self)
+        if done & bit:
             return slot.__get__(self)
-        except AttributeError:  # first access: convert from the message and keep
-            value = convert(_WIRE_MSG.__get__(self))
-            slot.__set__(self, value)
-            return value
+        value = convert(_WIRE_MSG.__get__(self))  # first access: convert and keep
+        slot.__set__(self, value)
+        _WIRE_DONE.__set__(self, done | bit)
+        return value
 
-    return property(get, slot.__set__)
+    def set_(self: _WireObservation, value: Any) -> None:
+        # Only the dataclass __init__ sets fields (dataclasses.replace), before ``_done``.
+        slot.__set__(self, value)
+        try:
+            done = _WIRE_DONE.__get__(self)
+        except AttributeError:
+            done = 0
+        _WIRE_DONE.__set__(self, done | bit)
+
+    return property(get, set_)
 
 
 _PHASES = (None, *Phase)
@@ -596,8 +611,8 @@ _OBSERVATION_FIELDS = tuple(f.name for f in dataclasses.fields(Observation))
 _HISTORY = _OBSERVATION_FIELDS.index("history")
 if set(_FROM_REQUEST) != set(_OBSERVATION_FIELDS):  # a field added to Observation needs its converter
     raise AssertionError(f"Observation fields without a converter: {set(_OBSERVATION_FIELDS) ^ set(_FROM_REQUEST)}")
-for _name in _OBSERVATION_FIELDS:
-    setattr(_WireObservation, _name, _lazy_field(_name, _FROM_REQUEST[_name]))
+for _bit, _name in enumerate(_OBSERVATION_FIELDS):
+    setattr(_WireObservation, _name, _lazy_field(_name, _FROM_REQUEST[_name], 1 << _bit))
 del _name
 
 
