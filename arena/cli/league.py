@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,7 @@ from rich.progress import (
 from arena.cli.common import EXIT_INTERRUPTED, console, crosstable, fail, standings_table
 from arena.league.config import LeagueConfigError, load_league
 from arena.league.runner import LeagueError, run_league
+from arena.remote.placement import BotCpus, PlacementError
 from arena.remote.process import stop_all_bots
 
 
@@ -35,6 +37,7 @@ def league(
     seed: Annotated[int | None, typer.Option(help="Override the league seed (the same seed reproduces the league).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where bots run: any (the system decides), auto (each match's bots share one CPU, parallel matches get different ones) or a CPU list such as 2-3 (default: the file's bot_cpus, else any). See docs/performance.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 
@@ -48,9 +51,12 @@ def league(
     except LeagueConfigError as exc:
         fail(str(exc))
     if seed is not None:
-        from dataclasses import replace
-
         config = replace(config, seed=seed)
+    if bot_cpus is not None:
+        try:
+            config = replace(config, bot_cpus=BotCpus.parse(bot_cpus))
+        except PlacementError as exc:
+            fail(f"--bot-cpus: {exc}")
     stop = threading.Event()
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn(), disable=not progress, transient=True)

@@ -7,6 +7,7 @@
     matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
+    bot_cpus = "auto"            # "any" (default), "auto" or a CPU list: see arena/remote/placement.py
 
     [rules]                      # RULES.md §12 keys (defaults otherwise)
     target_points = 30
@@ -37,6 +38,7 @@ from typing import Any
 
 from arena.engine import Rules
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
+from arena.remote.placement import BotCpus, PlacementError
 
 
 class LeagueConfigError(ValueError):
@@ -66,6 +68,8 @@ class LeagueConfig:
     time_bank_ms: int = 120_000
     max_faults: int = 5
     jobs: int = 1
+    bot_cpus: BotCpus = field(default_factory=BotCpus)
+    """Where the bots of each match run (``any``: wherever the system puts them)."""
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -129,7 +133,7 @@ def load_league(path: Path) -> LeagueConfig:
         where = f"{path}:{line}" if line else str(path)
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
-    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "entry"}
+    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "rules", "time", "entry"}
     for key in data:
         if key not in allowed:
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -196,6 +200,15 @@ def load_league(path: Path) -> LeagueConfig:
     duplicate = data.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise err("duplicate", f"must be true or false, not {duplicate!r}")
+    raw_cpus = data.get("bot_cpus", "any")
+    if isinstance(raw_cpus, int) and not isinstance(raw_cpus, bool):
+        raw_cpus = str(raw_cpus)  # bot_cpus = 3: one CPU
+    if not isinstance(raw_cpus, str):
+        raise err("bot_cpus", f'must be "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
+    try:
+        bot_cpus = BotCpus.parse(raw_cpus)
+    except PlacementError as exc:
+        raise err("bot_cpus", str(exc)) from None
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
@@ -210,5 +223,6 @@ def load_league(path: Path) -> LeagueConfig:
         time_bank_ms=integer(time_cfg, "time_bank_ms", 120_000, 1, "time."),
         max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),
         jobs=integer(data, "jobs", 1, 1),
+        bot_cpus=bot_cpus,
         source=path,
     )

@@ -67,12 +67,14 @@ def run_match(
     on_fault: Callable[[FaultRecord], None] | None = None,
     start_timeout_s: float = 10.0,
     players: Sequence[Player] | None = None,
+    bot_cpus: frozenset[int] | None = None,
 ) -> MatchOutcome:
     """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
 
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
-    processes (in-process tests).
+    processes (in-process tests). ``bot_cpus``: the CPUs of every bot process of the
+    match (:mod:`arena.remote.placement`; None: wherever the system puts them).
     """
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
@@ -82,7 +84,7 @@ def run_match(
     with contextlib.ExitStack() as stack:
         if players is None:
             for seat, spec in enumerate(specs):
-                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s)
+                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s, cpus=bot_cpus)
                 stack.callback(bot.close)
                 bots.append(bot)
                 try:
@@ -107,6 +109,7 @@ def run_match(
             "decision_ms": config.decision_ms,
             "time_bank_ms": config.time_bank_ms,
             "max_faults": config.max_faults,
+            "bot_cpus": sorted(bot_cpus) if bot_cpus is not None and players is None else None,
             "seats": [
                 {
                     "seat": s,

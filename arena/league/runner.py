@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -53,6 +54,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "duplicate": config.duplicate,
         "rules": config.rules.to_mapping(),
         "time": {"decision_ms": config.decision_ms, "time_bank_ms": config.time_bank_ms, "max_faults": config.max_faults},
+        "bot_cpus": str(config.bot_cpus),
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -150,6 +152,11 @@ def run_league(
     stop = stop or threading.Event()
     played = 0
     jobs = max(1, jobs or config.jobs)
+    # Each running match holds a slot; with bot_cpus = "auto" the slot picks its CPU,
+    # so matches played at the same time never share one.
+    slots: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for slot in range(jobs):
+        slots.put(slot)
 
     def play(m: ScheduledMatch) -> MatchOutcome:
         a0, a1 = config.bot_specs(m.team0)
@@ -160,16 +167,21 @@ def run_league(
             rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         )
-        return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots")
+        slot = slots.get()
+        try:
+            return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+                             bot_cpus=config.bot_cpus.for_slot(slot))
+        finally:
+            slots.put(slot)
 
     write_error = ""
     with open(results_path, "a", encoding="utf-8") as results_file, ThreadPoolExecutor(max_workers=jobs) as pool:
-        queue = list(pending)
+        to_play = list(pending)
         running: dict[Future[MatchOutcome], ScheduledMatch] = {}
         try:
-            while queue or running:
-                while queue and len(running) < jobs and not stop.is_set():
-                    m = queue.pop(0)
+            while to_play or running:
+                while to_play and len(running) < jobs and not stop.is_set():
+                    m = to_play.pop(0)
                     running[pool.submit(play, m)] = m
                 if not running:
                     break

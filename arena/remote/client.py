@@ -92,8 +92,11 @@ class RemoteBot:
         start_timeout_s: float = 10.0,
         socket_dir: str | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.spec = spec
+        self.cpus = cpus
+        """CPUs for the bot's process (see :mod:`arena.remote.placement`); None: any."""
         self.name = spec.name
         self.label = label
         self.log_dir = log_dir
@@ -154,7 +157,7 @@ class RemoteBot:
             BotStartError: the command cannot be run.
         """
         if isinstance(self.spec, BotManifest) and self.process is None:
-            process = BotProcess(self.spec, self.log_dir, self.label, self.socket_dir)
+            process = BotProcess(self.spec, self.log_dir, self.label, self.socket_dir, self.cpus)
             process.spawn()
             self.process = process
 

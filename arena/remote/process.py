@@ -25,6 +25,7 @@ from pathlib import Path
 from mus_sdk import handshake
 
 from arena.remote.manifest import BotManifest, Limits
+from arena.remote.placement import PlacementError, inherited_cpus
 
 LOG_CAP_BYTES = 16 * 1024 * 1024
 """Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
@@ -118,11 +119,20 @@ class BotStartError(RuntimeError):
 class BotProcess:
     """One running bot process."""
 
-    def __init__(self, manifest: BotManifest, log_dir: Path, label: str, socket_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        manifest: BotManifest,
+        log_dir: Path,
+        label: str,
+        socket_dir: str | None = None,
+        cpus: frozenset[int] | None = None,
+    ) -> None:
         self.manifest = manifest
         self.label = label
         self.log_dir = log_dir
         self.socket_dir = socket_dir
+        self.cpus = cpus
+        """The CPUs the process (and every process it starts) may run on; None: any."""
         self.proc: subprocess.Popen[bytes] | None = None
         self.announce: handshake.Announce | None = None
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
@@ -168,15 +178,18 @@ class BotProcess:
         except OSError as exc:
             raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
-            self.proc = subprocess.Popen(
-                [*_wrapper(m.limits, m.run_as), *m.command],
-                cwd=m.workdir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            with inherited_cpus(self.cpus):
+                self.proc = subprocess.Popen(
+                    [*_wrapper(m.limits, m.run_as), *m.command],
+                    cwd=m.workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+        except PlacementError as exc:
+            raise BotStartError(f"bot {m.name}: {exc}") from None
         except OSError as exc:
             raise BotStartError(f"bot {m.name}: cannot run {' '.join(m.command)!r} in {m.workdir}: {exc.strerror or exc}") from None
         _REGISTRY.add(self)

@@ -207,6 +207,19 @@ def test_match_unknown_bot_path_exits_2(tmp_path: Path) -> None:
     assert not out.exists(), "nothing is created for a match that cannot start"
 
 
+@pytest.mark.parametrize(("value", "says"), [("lots", "must be 'any', 'auto' or a CPU list"), ("4095", "not available")])
+def test_bad_bot_cpus_exit_2_before_anything_starts(tmp_path: Path, value: str, says: str) -> None:
+    out = tmp_path / "m"
+    r = invoke("match", RANDOM_BOT, RANDOM_BOT, "--out", out, "--bot-cpus", value)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: --bot-cpus:") and says in r.stderr, r.stderr
+    assert not out.exists()
+    r = invoke("league", LEAGUE_SMALL, "--out", out, "--no-progress", "--bot-cpus", value)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: --bot-cpus:") and says in r.stderr, r.stderr
+    assert not out.exists()
+
+
 def test_match_wrong_number_of_bots_exits_2(tmp_path: Path) -> None:
     r = invoke("match", RANDOM_BOT, RANDOM_BOT, RANDOM_BOT, "--out", tmp_path / "m")
     assert r.exit_code == 2
@@ -248,6 +261,8 @@ BAD_LEAGUES = [
     ("duplicate_entry_name.toml", "entry[1].name"),
     ("entry_without_name.toml", "entry[1].name"),
     ("entry_unknown_key.toml", "entry[1].colour"),
+    ("bad_bot_cpus.toml", "bot_cpus"),
+    ("bot_cpus_unavailable.toml", "bot_cpus"),
 ]
 
 

@@ -397,3 +397,57 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
     r = mus("league", SMALL, "--out", out, "--no-progress", "--jobs", "1", "--resume")
     assert r.returncode == 0, r.stderr
     assert sorted(results_by_id(out)) == sorted(scheduled_ids)
+
+
+# --- bot placement -----------------------------------------------------------------------------
+
+
+def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> None:
+    """small.toml asks for bot_cpus = "auto": each match's bots ran on one CPU of the
+    arena's; with one job at a time, always the last one."""
+    cpus = sorted(os.sched_getaffinity(0))
+    for out, jobs in ((league_a, 2), (league_b, 1)):
+        for log in (out / "logs").iterdir():
+            header = jsonl(log)[0]
+            if len(cpus) < 2:
+                assert header["bot_cpus"] is None
+            elif jobs == 1:
+                assert header["bot_cpus"] == [cpus[-1]], log.name
+            else:
+                assert header["bot_cpus"] in ([cpus[-1]], [cpus[-2]]), log.name
+    assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "auto"
+
+
+def test_matches_played_at_once_never_share_a_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's slots: with bot_cpus = "auto" and three jobs, overlapping matches
+    always got different CPUs, and every slot's CPU was used."""
+    import dataclasses
+    import threading
+
+    from arena.league import runner
+    from arena.league.runmatch import MatchOutcome
+    from arena.referee.match import MatchResult
+    from arena.remote import placement
+
+    monkeypatch.setattr(placement, "available_cpus", lambda: frozenset(range(4)))
+    spans: list[tuple[float, float, frozenset[int] | None]] = []
+    lock = threading.Lock()
+
+    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, bot_cpus=None, **kw):  # type: ignore[no-untyped-def]
+        start = time.monotonic()
+        time.sleep(0.05)
+        with lock:
+            spans.append((start, time.monotonic(), bot_cpus))
+        result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), "completed", 1, (1, 0), seats=[])
+        return MatchOutcome(mc.match_id, seating, result, out_dir / f"{mc.match_id}.jsonl")
+
+    monkeypatch.setattr(runner, "run_match", fake_run_match)
+    config = dataclasses.replace(load_league(SMALL), bot_cpus=placement.BotCpus.parse("auto"),
+                                 matches_per_pairing=6)
+    run = runner.run_league(config, tmp_path / "out", jobs=3)
+    assert len(run.results) == len(spans) == 3 * 6
+    for i, (s1, e1, c1) in enumerate(spans):
+        for s2, e2, c2 in spans[i + 1:]:
+            if s1 < e2 and s2 < e1:
+                assert c1 != c2, "two matches at once on one CPU"
+    assert {c for *_, c in spans} == {frozenset({3}), frozenset({2}), frozenset({1})}

@@ -1,0 +1,139 @@
+"""Bot placement on CPUs (arena/remote/placement.py): the settings, the slots of a
+league's parallel matches, and real bot processes pinned with everything they start."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Spawn
+from remote_helpers import tagged_pids
+
+from arena.remote import placement
+from arena.remote.placement import BotCpus, PlacementError, inherited_cpus
+
+CPUS = frozenset(os.sched_getaffinity(0))
+LAST = max(CPUS)
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "cpus"),
+    [
+        ("any", "any", frozenset()),
+        (" AUTO ", "auto", frozenset()),
+        ("1", "list", frozenset({1})),
+        ("2-4", "list", frozenset({2, 3, 4})),
+        ("0, 2,4-5", "list", frozenset({0, 2, 4, 5})),
+        ("3-3", "list", frozenset({3})),
+    ],
+)
+def test_settings_parse(text: str, mode: str, cpus: frozenset[int]) -> None:
+    got = BotCpus.parse(text, available=frozenset(range(8)))
+    assert (got.mode, got.cpus) == (mode, cpus)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "must be 'any', 'auto' or a CPU list"),
+        ("all", "must be 'any', 'auto' or a CPU list"),
+        ("1,,2", "must be 'any', 'auto' or a CPU list"),
+        ("-1", "must be 'any', 'auto' or a CPU list"),
+        ("4-2", "the range 4-2 is backwards"),
+        ("7-9", "CPU 8-9 is not available to the arena (available: 0-7)"),
+    ],
+)
+def test_bad_settings_say_why(text: str, message: str) -> None:
+    with pytest.raises(PlacementError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        BotCpus.parse(text, available=frozenset(range(8)))
+
+
+def test_a_cpu_list_needs_cpu_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the platform has no CPU affinity (macOS), a list is refused; any and auto work."""
+    monkeypatch.setattr(placement, "available_cpus", lambda: None)
+    with pytest.raises(PlacementError, match="needs Linux"):
+        BotCpus.parse("1")
+    assert BotCpus.parse("auto").for_slot(0) is None
+    assert BotCpus.parse("any").for_slot(0) is None
+
+
+def test_settings_print_as_written() -> None:
+    assert [str(BotCpus.parse(t, frozenset(range(8)))) for t in ("any", "auto", "0,1,2,5", "6-7,3")] == [
+        "any", "auto", "0-2,5", "3,6-7",
+    ]
+
+
+def test_auto_gives_parallel_matches_different_cpus_from_the_last() -> None:
+    auto = BotCpus.parse("auto")
+    four = frozenset({0, 1, 2, 3})
+    assert [auto.for_slot(s, four) for s in range(5)] == [{3}, {2}, {1}, {0}, {3}]
+    assert auto.for_slot(0, frozenset({2, 5})) == {5}
+    assert auto.for_slot(0, frozenset({0})) is None  # one CPU: nothing to separate
+    assert BotCpus.parse("any").for_slot(3, four) is None
+    assert BotCpus.parse("1-2", four).for_slot(3, four) == {1, 2}
+
+
+def test_the_pinned_thread_is_restored_and_other_threads_are_untouched() -> None:
+    seen: list[frozenset[int]] = []
+    inside = threading.Event()
+    done = threading.Event()
+
+    def other() -> None:
+        inside.wait(5)
+        seen.append(frozenset(os.sched_getaffinity(0)))
+        done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with inherited_cpus(frozenset({LAST})):
+        assert os.sched_getaffinity(0) == {LAST}
+        inside.set()
+        done.wait(5)
+    t.join(5)
+    assert os.sched_getaffinity(0) == CPUS
+    assert seen == [CPUS]
+
+
+def test_a_cpu_outside_the_arena_set_is_a_placement_error() -> None:
+    with pytest.raises(PlacementError, match="cannot run on CPUs 4096"):
+        with inherited_cpus(frozenset({4096})):
+            pass
+    assert os.sched_getaffinity(0) == CPUS
+
+
+def task_affinities(pid: int) -> set[frozenset[int]]:
+    """The CPU sets of every thread of a process."""
+    return {frozenset(os.sched_getaffinity(int(tid))) for tid in os.listdir(f"/proc/{pid}/task")}
+
+
+def test_a_bot_and_everything_it_starts_run_on_its_cpus(spawn: Spawn, tag: str, tmp_path: Path) -> None:
+    """The bot's process, each of its threads (gRPC's included) and the child it starts
+    run on the CPUs given; the arena's own thread is back to all of them."""
+    bot = spawn("spawn_child", cpus=frozenset({LAST}))
+    child_file = tmp_path / "child.pid"
+    deadline = time.monotonic() + 5
+    while not child_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    pids = tagged_pids(tag)
+    assert bot.process is not None and bot.process.pid in pids
+    assert len(pids) >= 2, "the bot and its child"
+    for pid in pids:
+        assert task_affinities(pid) == {frozenset({LAST})}, f"pid {pid}"
+    assert os.sched_getaffinity(0) == CPUS
+
+
+def test_an_unpinned_bot_runs_anywhere(spawn: Spawn, tag: str) -> None:
+    bot = spawn("none")
+    assert bot.process is not None
+    assert task_affinities(bot.process.pid) == {CPUS}
+
+
+def test_a_bot_on_a_cpu_the_arena_cannot_use_fails_to_start_with_the_reason(spawn: Spawn) -> None:
+    from arena.remote.process import BotStartError
+
+    bot = spawn("none", connect=False, cpus=frozenset({4096}))
+    with pytest.raises(BotStartError, match="cannot run on CPUs 4096"):
+        bot.connect()
