@@ -56,6 +56,7 @@ try:  # the transport tuning the arena and SDK bots run with (mus_sdk/_grpc_tuni
 except ImportError:
     pass
 import grpc
+from _machine import halt_poll, machine
 
 SERVICE = "bench.Echo"
 UNARY = f"/{SERVICE}/Unary"
@@ -402,13 +403,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="duration of each measurement")
     parser.add_argument("--quick", action="store_true", help="sync servers only")
+    parser.add_argument(
+        "--halt-poll-ns", type=int, default=None, metavar="NS",
+        help="set the VM's idle halt-polling window for this run, then restore it (root)",
+    )
     parser.add_argument("--serve", nargs=2, metavar=("KIND", "ADDRESS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         kind, address = args.serve
         (serve_sync if kind == "sync" else serve_aio)(address)
         return
-    print(json.dumps(run(args.seconds, args.quick)))
+    with halt_poll(args.halt_poll_ns):
+        print("machine:", json.dumps(machine()))
+        print(json.dumps(run(args.seconds, args.quick)))
 
 
 if __name__ == "__main__":

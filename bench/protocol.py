@@ -9,6 +9,9 @@ Measures in one run:
   the arena's ``grpc.aio`` client, one bidirectional stream each opened by an unanswered
   message (as the match start), then round trips to each in turn, with raw-byte
   payloads of a request's and a decision's size: no protobuf, no game;
+* ``decisions_per_s_bot_cpus_auto``: the same match with the bots placed as
+  ``--bot-cpus auto`` places them (all four on one CPU; see arena/remote/placement.py),
+  and its ratio to the same baseline (measured unpinned: the higher, stricter figure);
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request: everything but the referee.
 
@@ -17,7 +20,10 @@ of the rounds), the ratio of the first two (the median of each round's ratio: a 
 its baseline measured moments apart share the machine's load), and the time per
 decision split into transport, SDK and arena.
 
-    python bench/protocol.py [--games 20] [--seconds 2] [--repeat 3]
+    python bench/protocol.py [--games 20] [--seconds 2] [--repeat 3] [--halt-poll-ns NS]
+
+``--halt-poll-ns`` measures the same machine with another idle policy (see
+docs/performance.md, "The machine's idle policy").
 """
 
 from __future__ import annotations
@@ -35,17 +41,18 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import grpc_baseline as gb  # noqa: E402
-from _machine import machine  # noqa: E402
+from _machine import halt_poll, machine  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
+from arena.remote.placement import BotCpus  # noqa: E402
 
 
-def decisions_per_s(games: int, seed: int, log_dir: Path) -> tuple[float, int, float]:
+def decisions_per_s(games: int, seed: int, log_dir: Path, cpus: frozenset[int] | None = None) -> tuple[float, int, float]:
     manifest = load_manifest(HERE / "bots" / "trivial")
-    bots = [RemoteBot(manifest, log_dir, f"seat{i}") for i in range(4)]
+    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=cpus) for i in range(4)]
     try:
         for b in bots:
             b.connect()
@@ -87,9 +94,21 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="duration of each baseline measurement")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--halt-poll-ns", type=int, default=None, metavar="NS",
+        help="set the VM's idle halt-polling window for this run, then restore it (root; see docs/performance.md)",
+    )
     args = ap.parse_args()
+    with halt_poll(args.halt_poll_ns):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     print("machine:", json.dumps(machine()))
+    auto_cpus = BotCpus.parse("auto").for_slot(0)
+    print(f"bot placements: any (the system's), auto (every bot on CPU {sorted(auto_cpus or ())})")
     rates: list[float] = []
+    pinned: list[float] = []
     bases: list[float] = []
     ceilings: list[float] = []
     n = 0
@@ -99,12 +118,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
         rates.append(rate)
+        with tempfile.TemporaryDirectory() as tmp:
+            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto_cpus)[0])
         bases.append(baseline(args.seconds))
         ceilings.append(sdk_ceiling(args.seconds))
         print(
-            f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s; "
-            f"raw baseline {bases[-1]:,.0f} round trips/s (ratio {rate / bases[-1]:.2f}); "
-            f"SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s "
+            f"(bots placed auto: {pinned[-1]:,.0f}); raw baseline {bases[-1]:,.0f} round trips/s "
+            f"(ratios {rate / bases[-1]:.2f}, auto {pinned[-1] / bases[-1]:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
         )
     rate, base, ceiling = statistics.median(rates), statistics.median(bases), statistics.median(ceilings)
     transport_us = 1e6 / base
@@ -112,13 +133,15 @@ def main() -> None:
     arena_us = 1e6 / rate - 1e6 / ceiling
     print(
         f"per decision: {1e6 / rate:.0f} us = transport {transport_us:.0f} + SDK bot {sdk_us:.0f} "
-        f"+ referee {arena_us:.0f} (medians of {args.repeat})"
+        f"+ referee {arena_us:.0f} (medians of {args.repeat}, bots placed by the system)"
     )
     print(json.dumps({
         "bench": "protocol",
         "decisions_per_s": round(rate),
         "baseline_msgs_per_s": round(base),
         "ratio": round(statistics.median(r / b for r, b in zip(rates, bases, strict=True)), 3),
+        "decisions_per_s_bot_cpus_auto": round(statistics.median(pinned)),
+        "ratio_bot_cpus_auto": round(statistics.median(p / b for p, b in zip(pinned, bases, strict=True)), 3),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
