@@ -20,7 +20,7 @@ from arena import __version__
 SCHEMA_VERSION = 1
 """Bumped on any incompatible change to the records (docs/handlog.md)."""
 
-TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus"})
+TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus", "referee_cpus"})
 """The fields that differ between two runs of the same seed and deterministic bots: the
 times, and where the bots ran (with ``bot_cpus = "auto"``, a league's parallel matches
 take whichever CPU is free)."""

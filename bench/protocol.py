@@ -10,7 +10,8 @@ Measures in one run:
   message (as the match start), then round trips to each in turn, with raw-byte
   payloads of a request's and a decision's size: no protobuf, no game;
 * ``decisions_per_s_bot_cpus_auto``: the same match with the bots placed as
-  ``--bot-cpus auto`` places them (all four on one CPU; see arena/remote/placement.py),
+  ``--bot-cpus auto`` places them (all four on one CPU, the referee's thread on another;
+  see arena/remote/placement.py),
   and its ratio to the same baseline (measured unpinned: the higher, stricter figure);
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request: everything but the referee.
@@ -47,12 +48,12 @@ from arena.engine import Rules  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
-from arena.remote.placement import BotCpus  # noqa: E402
+from arena.remote.placement import UNPINNED, BotCpus, Placement, pinned_thread  # noqa: E402
 
 
-def decisions_per_s(games: int, seed: int, log_dir: Path, cpus: frozenset[int] | None = None) -> tuple[float, int, float]:
+def decisions_per_s(games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED) -> tuple[float, int, float]:
     manifest = load_manifest(HERE / "bots" / "trivial")
-    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=cpus) for i in range(4)]
+    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots) for i in range(4)]
     try:
         for b in bots:
             b.connect()
@@ -60,9 +61,10 @@ def decisions_per_s(games: int, seed: int, log_dir: Path, cpus: frozenset[int] |
         # pay one-off costs (connections, lazy imports) that are not the steady rate.
         play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=seed + 1, match_id="warmup"))
         config = MatchConfig(rules=Rules(games_to_win=games), seed=seed, decision_ms=5000, time_bank_ms=600_000)
-        t0 = time.perf_counter()
-        result = play_match(bots, config)
-        dt = time.perf_counter() - t0
+        with pinned_thread(placement.referee):
+            t0 = time.perf_counter()
+            result = play_match(bots, config)
+            dt = time.perf_counter() - t0
     finally:
         for b in bots:
             b.close()
@@ -105,8 +107,9 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     print("machine:", json.dumps(machine()))
-    auto_cpus = BotCpus.parse("auto").for_slot(0)
-    print(f"bot placements: any (the system's), auto (every bot on CPU {sorted(auto_cpus or ())})")
+    auto = BotCpus.parse("auto").for_slot(0)
+    print(f"placements: any (the system's), auto (bots on CPU {sorted(auto.bots or ())}, "
+          f"referee on CPU {sorted(auto.referee or ())})")
     rates: list[float] = []
     pinned: list[float] = []
     bases: list[float] = []
@@ -119,7 +122,7 @@ def run(args: argparse.Namespace) -> None:
             rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
         rates.append(rate)
         with tempfile.TemporaryDirectory() as tmp:
-            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto_cpus)[0])
+            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto)[0])
         bases.append(baseline(args.seconds))
         ceilings.append(sdk_ceiling(args.seconds))
         print(

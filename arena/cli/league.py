@@ -37,7 +37,7 @@ def league(
     seed: Annotated[int | None, typer.Option(help="Override the league seed (the same seed reproduces the league).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
-    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where bots run: any (the system decides), auto (each match's bots share one CPU, parallel matches get different ones) or a CPU list such as 2-3 (default: the file's bot_cpus, else any). See docs/performance.md.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where bots run: any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else any). See docs/performance.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 

@@ -48,7 +48,7 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where the bots run: any (the system decides), auto (all on one CPU, the last the arena may use) or a CPU list such as 2-3. See docs/performance.md.")] = "any",
+    bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where the bots run: any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "any",
 ) -> None:
     """Play one match between bot processes and write its hand log.
 
@@ -58,7 +58,7 @@ def match(
     """
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
     try:
-        cpus = BotCpus.parse(bot_cpus).for_slot(0)
+        placement = BotCpus.parse(bot_cpus).for_slot(0)
     except PlacementError as exc:
         fail(f"--bot-cpus: {exc}")
     n = rules.players
@@ -83,7 +83,7 @@ def match(
     config = MatchConfig(rules=rules, seed=seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
-        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, bot_cpus=cpus)
+        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement)
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)

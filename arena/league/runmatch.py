@@ -19,6 +19,7 @@ from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotSpec
+from arena.remote.placement import UNPINNED, Placement, pinned_thread
 from arena.remote.process import BotStartError
 
 log = structlog.get_logger()
@@ -67,14 +68,14 @@ def run_match(
     on_fault: Callable[[FaultRecord], None] | None = None,
     start_timeout_s: float = 10.0,
     players: Sequence[Player] | None = None,
-    bot_cpus: frozenset[int] | None = None,
+    placement: Placement = UNPINNED,
 ) -> MatchOutcome:
     """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
 
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
-    processes (in-process tests). ``bot_cpus``: the CPUs of every bot process of the
-    match (:mod:`arena.remote.placement`; None: wherever the system puts them).
+    processes (in-process tests). ``placement``: the CPUs of the bot processes and of
+    this thread while it referees (:mod:`arena.remote.placement`; default: not pinned).
     """
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
@@ -84,7 +85,7 @@ def run_match(
     with contextlib.ExitStack() as stack:
         if players is None:
             for seat, spec in enumerate(specs):
-                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s, cpus=bot_cpus)
+                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s, cpus=placement.bots)
                 stack.callback(bot.close)
                 bots.append(bot)
                 try:
@@ -109,7 +110,8 @@ def run_match(
             "decision_ms": config.decision_ms,
             "time_bank_ms": config.time_bank_ms,
             "max_faults": config.max_faults,
-            "bot_cpus": sorted(bot_cpus) if bot_cpus is not None and players is None else None,
+            "bot_cpus": sorted(placement.bots) if placement.bots is not None and players is None else None,
+            "referee_cpus": sorted(placement.referee) if placement.referee is not None else None,
             "seats": [
                 {
                     "seat": s,
@@ -129,14 +131,17 @@ def run_match(
                 seats=[], detail=start_error.strip(),
             )
         else:
-            result = play_match(
-                seat_players,
-                config,
-                on_hand=writer.hand,
-                on_fault=on_fault,
-                on_notify_error=lambda method, seat, exc: log.warning(
-                    "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
-                ),
-            )
+            # Pinned only now: the bots are connected, so gRPC's own threads (started by
+            # the first connection) do not inherit the referee's CPU.
+            with pinned_thread(placement.referee):
+                result = play_match(
+                    seat_players,
+                    config,
+                    on_hand=writer.hand,
+                    on_fault=on_fault,
+                    on_notify_error=lambda method, seat, exc: log.warning(
+                        "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
+                    ),
+                )
         writer.close({"result": result.to_json()})
     return MatchOutcome(config.match_id, seating, result, log_path, start_error.strip())

@@ -170,7 +170,7 @@ def run_league(
         slot = slots.get()
         try:
             return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                             bot_cpus=config.bot_cpus.for_slot(slot))
+                             placement=config.bot_cpus.for_slot(slot, jobs))
         finally:
             slots.put(slot)
 

@@ -1,23 +1,26 @@
-"""Where bot processes run: the CPUs of a match's bots (``bot_cpus``).
+"""Where a match runs: the CPUs of its bots and of its referee (``bot_cpus``).
 
 A match is a chain of round trips: at any moment one bot thinks and the referee waits,
-or the other way round. When the operating system spreads the five processes over the
-machine, each round trip may wake a process on a CPU whose caches hold some other
-process's code and data. Pinning a match's bots to one CPU keeps their code warm there
-and the referee's on the others. Measured on a 2-CPU machine, one match of four
-trivial SDK bots: +15% decisions per second (+30% with the kernel's default idle
-polling); see docs/performance.md.
+or the other way round. When the operating system spreads the processes over the
+machine, a round trip may wake a process on a CPU whose caches hold another process's
+code, or on the CPU where the referee is working, which then waits its turn. Keeping
+a match's bots on one CPU and its referee on another keeps both warm and out of each
+other's way. Measured on a 2-CPU machine, one match of four trivial SDK bots: ~+25%
+decisions per second (~+45% with the kernel's default idle polling); see
+docs/performance.md.
 
 The settings (league files, ``--bot-cpus``):
 
 ``any``
-    The operating system places the bots (the default).
+    The operating system places everything (the default).
 ``auto``
-    Each match's bots share one CPU; matches played in parallel get different CPUs,
-    counted down from the last CPU the arena may use. The arena itself is not pinned.
-    With a single CPU there is nothing to separate, and bots run unpinned.
+    Each match's bots share one CPU and its referee thread runs on another (the
+    arena's gRPC threads stay free). Matches played in parallel get CPUs of their own
+    while there are enough, counted down from the last CPU the arena may use. With a
+    single CPU there is nothing to separate, and nothing is pinned.
 a CPU list
-    ``"3"``, ``"2-3"``, ``"0,2,4-7"``: every bot runs on these CPUs.
+    ``"3"``, ``"2-3"``, ``"0,2,4-7"``: every bot runs on these CPUs (the referee is
+    not pinned).
 
 Pinning suits bots that think on one thread during their own turn, as most do. A bot
 that searches with several threads, or thinks during the other seats' turns, wants
@@ -25,8 +28,7 @@ that searches with several threads, or thinks during the other seats' turns, wan
 get a quarter of it.
 
 A process started by a pinned bot inherits its CPUs. Placement uses Linux's
-``sched_setaffinity``; elsewhere ``auto`` leaves bots unpinned and a CPU list is an
-error.
+``sched_setaffinity``; elsewhere ``auto`` pins nothing and a CPU list is an error.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 ANY = "any"
 AUTO = "auto"
@@ -60,6 +63,18 @@ def _format(cpus: frozenset[int]) -> str:
         else:
             out.append(str(cpu))
     return ",".join(out)
+
+
+class Placement(NamedTuple):
+    """The CPUs of one match: of its bot processes, and of the thread that referees it
+    (None: not pinned)."""
+
+    bots: frozenset[int] | None = None
+    referee: frozenset[int] | None = None
+
+
+UNPINNED = Placement()
+"""Nothing pinned: the operating system places the bots and the referee."""
 
 
 @dataclass(frozen=True)
@@ -103,32 +118,38 @@ class BotCpus:
             )
         return cls("list", frozenset(cpus))
 
-    def for_slot(self, slot: int, available: frozenset[int] | None = None) -> frozenset[int] | None:
-        """The CPUs of the bots of the match played in parallel slot ``slot`` (0, 1, …
-        up to the number of matches run at once), or None for no pinning."""
+    def for_slot(self, slot: int, jobs: int = 1, available: frozenset[int] | None = None) -> Placement:
+        """The placement of the match played in parallel slot ``slot`` (0 up to
+        ``jobs - 1``, ``jobs`` being how many matches run at once)."""
         if self.mode == ANY:
-            return None
+            return UNPINNED
         if self.mode != AUTO:
-            return self.cpus
+            return Placement(bots=self.cpus)
         if available is None:
             available = available_cpus()
         if available is None or len(available) < 2:
-            return None
-        ordered = sorted(available)
-        return frozenset({ordered[-1 - slot % len(ordered)]})
+            return UNPINNED
+        cpus = sorted(available)
+        n = len(cpus)
+        if 2 * jobs <= n:  # a pair of CPUs for each match
+            bots, referee = cpus[n - 1 - 2 * slot], cpus[n - 2 - 2 * slot]
+        else:  # fewer CPUs: each match's bots still get a CPU of their own while slots < n
+            bots, referee = cpus[(n - 1 - slot) % n], cpus[(n - 2 - slot) % n]
+        return Placement(frozenset({bots}), frozenset({referee}))
 
     def __str__(self) -> str:
         return self.mode if self.mode != "list" else _format(self.cpus)
 
 
 @contextlib.contextmanager
-def inherited_cpus(cpus: frozenset[int] | None) -> Iterator[None]:
-    """Pin the calling thread to ``cpus`` for the block, then restore it.
+def pinned_thread(cpus: frozenset[int] | None) -> Iterator[None]:
+    """Pin the calling thread to ``cpus`` for the block, then restore it (None: leave it).
 
-    A process started in the block inherits the CPUs from its first instruction, and
-    so does everything it starts (a wrapper script's child included), which setting
-    them on its pid afterwards would miss. Only the calling thread is pinned meanwhile
-    (Linux's affinity is per thread), so other matches of a league are not affected.
+    Only the calling thread is pinned (Linux's affinity is per thread): other matches of
+    a league and the arena's gRPC threads are not affected. A process or thread started
+    in the block inherits the CPUs from its first instruction, and so does everything it
+    starts (a wrapper script's child included), which setting them on its pid
+    afterwards would miss.
 
     Raises:
         PlacementError: the thread cannot be pinned to ``cpus`` (a CPU outside the

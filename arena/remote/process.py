@@ -25,7 +25,7 @@ from pathlib import Path
 from mus_sdk import handshake
 
 from arena.remote.manifest import BotManifest, Limits
-from arena.remote.placement import PlacementError, inherited_cpus
+from arena.remote.placement import PlacementError, pinned_thread
 
 LOG_CAP_BYTES = 16 * 1024 * 1024
 """Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
@@ -178,7 +178,7 @@ class BotProcess:
         except OSError as exc:
             raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
-            with inherited_cpus(self.cpus):
+            with pinned_thread(self.cpus):
                 self.proc = subprocess.Popen(
                     [*_wrapper(m.limits, m.run_as), *m.command],
                     cwd=m.workdir,

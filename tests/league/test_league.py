@@ -404,17 +404,18 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
 
 def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> None:
     """small.toml asks for bot_cpus = "auto": each match's bots ran on one CPU of the
-    arena's; with one job at a time, always the last one."""
+    arena's and its referee on another; with one job at a time, the last two."""
     cpus = sorted(os.sched_getaffinity(0))
     for out, jobs in ((league_a, 2), (league_b, 1)):
         for log in (out / "logs").iterdir():
             header = jsonl(log)[0]
+            placed = (header["bot_cpus"], header["referee_cpus"])
             if len(cpus) < 2:
-                assert header["bot_cpus"] is None
+                assert placed == (None, None)
             elif jobs == 1:
-                assert header["bot_cpus"] == [cpus[-1]], log.name
+                assert placed == ([cpus[-1]], [cpus[-2]]), log.name
             else:
-                assert header["bot_cpus"] in ([cpus[-1]], [cpus[-2]]), log.name
+                assert placed[0] != placed[1] and len(placed[0]) == len(placed[1]) == 1, log.name
     assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "auto"
 
 
@@ -433,11 +434,11 @@ def test_matches_played_at_once_never_share_a_cpu(tmp_path: Path, monkeypatch: p
     spans: list[tuple[float, float, frozenset[int] | None]] = []
     lock = threading.Lock()
 
-    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, bot_cpus=None, **kw):  # type: ignore[no-untyped-def]
+    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, placement=None, **kw):  # type: ignore[no-untyped-def]
         start = time.monotonic()
         time.sleep(0.05)
         with lock:
-            spans.append((start, time.monotonic(), bot_cpus))
+            spans.append((start, time.monotonic(), placement.bots))
         result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), "completed", 1, (1, 0), seats=[])
         return MatchOutcome(mc.match_id, seating, result, out_dir / f"{mc.match_id}.jsonl")
 

@@ -13,7 +13,7 @@ from conftest import Spawn
 from remote_helpers import tagged_pids
 
 from arena.remote import placement
-from arena.remote.placement import BotCpus, PlacementError, inherited_cpus
+from arena.remote.placement import BotCpus, Placement, PlacementError, pinned_thread
 
 CPUS = frozenset(os.sched_getaffinity(0))
 LAST = max(CPUS)
@@ -56,8 +56,8 @@ def test_a_cpu_list_needs_cpu_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(placement, "available_cpus", lambda: None)
     with pytest.raises(PlacementError, match="needs Linux"):
         BotCpus.parse("1")
-    assert BotCpus.parse("auto").for_slot(0) is None
-    assert BotCpus.parse("any").for_slot(0) is None
+    assert BotCpus.parse("auto").for_slot(0) == Placement(None, None)
+    assert BotCpus.parse("any").for_slot(0) == Placement(None, None)
 
 
 def test_settings_print_as_written() -> None:
@@ -66,14 +66,24 @@ def test_settings_print_as_written() -> None:
     ]
 
 
-def test_auto_gives_parallel_matches_different_cpus_from_the_last() -> None:
+def one(*cpus: int) -> frozenset[int]:
+    return frozenset(cpus)
+
+
+def test_auto_gives_each_match_a_bot_cpu_and_a_referee_cpu() -> None:
     auto = BotCpus.parse("auto")
     four = frozenset({0, 1, 2, 3})
-    assert [auto.for_slot(s, four) for s in range(5)] == [{3}, {2}, {1}, {0}, {3}]
-    assert auto.for_slot(0, frozenset({2, 5})) == {5}
-    assert auto.for_slot(0, frozenset({0})) is None  # one CPU: nothing to separate
-    assert BotCpus.parse("any").for_slot(3, four) is None
-    assert BotCpus.parse("1-2", four).for_slot(3, four) == {1, 2}
+    # One match at a time: bots on the last CPU, the referee on the one before.
+    assert auto.for_slot(0, 1, four) == Placement(one(3), one(2))
+    assert auto.for_slot(0, 1, frozenset({2, 5})) == Placement(one(5), one(2))
+    # A pair of CPUs per match while there are enough.
+    assert [auto.for_slot(s, 2, four) for s in range(2)] == [Placement(one(3), one(2)), Placement(one(1), one(0))]
+    # Fewer: the bots of each running match still get a CPU of their own.
+    assert [auto.for_slot(s, 3, four).bots for s in range(3)] == [one(3), one(2), one(1)]
+    assert [auto.for_slot(s, 2, one(0, 1)) for s in range(2)] == [Placement(one(1), one(0)), Placement(one(0), one(1))]
+    assert auto.for_slot(0, 1, one(0)) == Placement()  # one CPU: nothing to separate
+    assert BotCpus.parse("any").for_slot(3, 4, four) == Placement()
+    assert BotCpus.parse("1-2", four).for_slot(3, 4, four) == Placement(one(1, 2), None)
 
 
 def test_the_pinned_thread_is_restored_and_other_threads_are_untouched() -> None:
@@ -88,7 +98,7 @@ def test_the_pinned_thread_is_restored_and_other_threads_are_untouched() -> None
 
     t = threading.Thread(target=other)
     t.start()
-    with inherited_cpus(frozenset({LAST})):
+    with pinned_thread(frozenset({LAST})):
         assert os.sched_getaffinity(0) == {LAST}
         inside.set()
         done.wait(5)
@@ -99,7 +109,7 @@ def test_the_pinned_thread_is_restored_and_other_threads_are_untouched() -> None
 
 def test_a_cpu_outside_the_arena_set_is_a_placement_error() -> None:
     with pytest.raises(PlacementError, match="cannot run on CPUs 4096"):
-        with inherited_cpus(frozenset({4096})):
+        with pinned_thread(frozenset({4096})):
             pass
     assert os.sched_getaffinity(0) == CPUS
 
@@ -137,3 +147,31 @@ def test_a_bot_on_a_cpu_the_arena_cannot_use_fails_to_start_with_the_reason(spaw
     bot = spawn("none", connect=False, cpus=frozenset({4096}))
     with pytest.raises(BotStartError, match="cannot run on CPUs 4096"):
         bot.connect()
+
+
+def test_the_referee_thread_is_pinned_during_the_match_only(tmp_path: Path) -> None:
+    """run_match referees on the placement's CPU and gives the thread back unpinned; the
+    header records both placements."""
+    import json
+
+    from arena.engine import Rules
+    from arena.league.runmatch import Seating, run_match
+    from arena.players.local import RandomPlayer
+    from arena.referee.match import MatchConfig
+
+    seen: set[frozenset[int]] = set()
+
+    class Watching(RandomPlayer):
+        def decide(self, view, request_id, timing):  # type: ignore[no-untyped-def]
+            seen.add(frozenset(os.sched_getaffinity(0)))
+            return super().decide(view, request_id, timing)
+
+    players = [Watching(seed=s) for s in range(4)]
+    config = MatchConfig(rules=Rules(games_to_win=1, target_points=10), seed=3)
+    outcome = run_match([], Seating(("a", "b", "a", "b")), config, tmp_path, players=players,
+                        placement=Placement(bots=None, referee=one(LAST)))
+    assert outcome.result.reason == "completed"
+    assert seen == {one(LAST)}
+    assert os.sched_getaffinity(0) == CPUS
+    header = json.loads(outcome.log_path.read_text().splitlines()[0])
+    assert (header["bot_cpus"], header["referee_cpus"]) == (None, [LAST])
