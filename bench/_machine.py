@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import signal
 import sys
 from collections.abc import Iterator
 from importlib import metadata
@@ -69,15 +70,24 @@ def halt_poll(ns: int | None) -> Iterator[None]:
     try:
         with open(HALT_POLL, encoding="utf-8") as f:
             before = f.read().strip()
-        _write(HALT_POLL, str(ns))
     except FileNotFoundError:
         raise SystemExit(f"--halt-poll-ns: this machine has no {HALT_POLL} (not a KVM guest with the haltpoll cpuidle driver)") from None
+    # Printed first: a run killed before its end leaves the machine-wide setting changed.
+    print(f"halt polling set to {ns} ns for this run; if it is interrupted, restore with: echo {before} > {HALT_POLL}",
+          file=sys.stderr)
+    try:
+        _write(HALT_POLL, str(ns))
+    except PermissionError:
+        raise SystemExit(f"--halt-poll-ns: cannot write {HALT_POLL} (root only)") from None
     except OSError as exc:
-        raise SystemExit(f"--halt-poll-ns: cannot write {HALT_POLL} ({exc.strerror}; root only)") from None
+        raise SystemExit(f"--halt-poll-ns: the kernel refused {ns} ({exc.strerror}); it takes 0 to 4294967295") from None
+    # SIGTERM ends the run through the finally below, as Ctrl-C does.
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         yield
     finally:
         _write(HALT_POLL, before)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write(path: str, value: str) -> None:

@@ -30,7 +30,7 @@ trips" are pipelined (we measured that artefact at about 1.7x the true rate).
 
 Usage::
 
-    .venv/bin/python bench/grpc_baseline.py [--seconds 2] [--quick]
+    .venv/bin/python bench/grpc_baseline.py [--seconds 2] [--quick] [--halt-poll-ns NS]
 
 Prints one JSON object (the last line of stdout) with rates in round trips per second.
 """

@@ -108,8 +108,11 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     print("machine:", json.dumps(machine()))
     auto = BotCpus.parse("auto").for_slot(0)
-    print(f"placements: any (the system's), auto (bots on CPU {sorted(auto.bots or ())}, "
-          f"referee on CPU {sorted(auto.referee or ())})")
+    if auto.bots is None:
+        print("placements: any, and auto, which pins nothing on a machine with one CPU")
+    else:
+        print(f"placements: any (the system's), auto (bots on CPU {sorted(auto.bots)}, "
+              f"referee on CPU {sorted(auto.referee or ())})")
     rates: list[float] = []
     pinned: list[float] = []
     bases: list[float] = []

@@ -46,17 +46,18 @@ def league(
     standings.csv. Ctrl-C stops cleanly; continue with --resume.
     Exit codes: 0 done; 2 bad league file or output folder; 130 interrupted.
     """
+    placement = None
+    if bot_cpus is not None:
+        try:
+            placement = BotCpus.parse(bot_cpus)
+        except PlacementError as exc:
+            fail(f"--bot-cpus: {exc}")
     try:
-        config = load_league(config_file)
+        config = load_league(config_file, bot_cpus=placement)
     except LeagueConfigError as exc:
         fail(str(exc))
     if seed is not None:
         config = replace(config, seed=seed)
-    if bot_cpus is not None:
-        try:
-            config = replace(config, bot_cpus=BotCpus.parse(bot_cpus))
-        except PlacementError as exc:
-            fail(f"--bot-cpus: {exc}")
     stop = threading.Event()
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn(), disable=not progress, transient=True)

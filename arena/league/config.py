@@ -112,8 +112,12 @@ def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
     return start + 1 if entry is not None and start < len(lines) else None
 
 
-def load_league(path: Path) -> LeagueConfig:
+def load_league(path: Path, *, bot_cpus: BotCpus | None = None) -> LeagueConfig:
     """Read and validate a league file.
+
+    ``bot_cpus`` replaces the file's ``bot_cpus`` (``--bot-cpus``); the file's value is
+    then only checked for its form, not against this machine's CPUs, so a league written
+    for a bigger machine can run here with another placement.
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -206,9 +210,10 @@ def load_league(path: Path) -> LeagueConfig:
     if not isinstance(raw_cpus, str):
         raise err("bot_cpus", f'must be "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
     try:
-        bot_cpus = BotCpus.parse(raw_cpus)
+        file_cpus = BotCpus.parse(raw_cpus, check=bot_cpus is None)
     except PlacementError as exc:
         raise err("bot_cpus", str(exc)) from None
+    bot_cpus = bot_cpus or file_cpus
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")

@@ -18,7 +18,7 @@ from arena.handlog import HandLogWriter
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
-from arena.remote.manifest import BotSpec
+from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.placement import UNPINNED, Placement, pinned_thread
 from arena.remote.process import BotStartError
 
@@ -102,6 +102,7 @@ def run_match(
             seat_players: Sequence[Player] = bots
         else:
             seat_players = players
+        spawned = players is None and any(isinstance(spec, BotManifest) for spec in specs)
         header = {
             "match_id": config.match_id,
             "seed": config.seed,
@@ -110,7 +111,8 @@ def run_match(
             "decision_ms": config.decision_ms,
             "time_bank_ms": config.time_bank_ms,
             "max_faults": config.max_faults,
-            "bot_cpus": sorted(placement.bots) if placement.bots is not None and players is None else None,
+            # Only processes the arena starts are placed; a bot at an address runs where it runs.
+            "bot_cpus": sorted(placement.bots) if placement.bots is not None and spawned else None,
             "referee_cpus": sorted(placement.referee) if placement.referee is not None else None,
             "seats": [
                 {

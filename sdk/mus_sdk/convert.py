@@ -564,7 +564,8 @@ def _lazy_field(name: str, convert: Any, bit: int) -> property:
             return slot.__get__(self)
         value = convert(_WIRE_MSG.__get__(self))  # first access: convert and keep
         slot.__set__(self, value)
-        _WIRE_DONE.__set__(self, done | bit)
+        # Read again: another thread may have converted another field meanwhile.
+        _WIRE_DONE.__set__(self, _WIRE_DONE.__get__(self) | bit)
         return value
 
     def set_(self: _WireObservation, value: Any) -> None:

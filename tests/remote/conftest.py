@@ -7,11 +7,11 @@ still alive.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from remote_helpers import TESTBOT, Pool, close_all, manifest, new_tag, tagged_pids, wait_gone
+from remote_helpers import TESTBOT, Pool, Spawn, close_all, manifest, new_tag, tagged_pids, wait_gone
 
 from arena.remote.client import RemoteBot
 
@@ -34,7 +34,6 @@ def log_dir(tmp_path: Path) -> Path:
     return tmp_path / "logs"
 
 
-Spawn = Callable[..., RemoteBot]
 
 
 @pytest.fixture

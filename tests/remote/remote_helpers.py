@@ -9,7 +9,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,9 @@ from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultKind, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, load_manifest
+
+Spawn = Callable[..., RemoteBot]
+"""The type of the ``spawn`` fixture (tests/remote/conftest.py)."""
 
 REPO = Path(__file__).resolve().parents[2]
 TESTBOT = Path(__file__).resolve().parent / "bots" / "testbot"

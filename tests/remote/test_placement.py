@@ -9,14 +9,14 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Spawn
-from remote_helpers import tagged_pids
+from remote_helpers import Spawn, tagged_pids
 
 from arena.remote import placement
 from arena.remote.placement import BotCpus, Placement, PlacementError, pinned_thread
 
 CPUS = frozenset(os.sched_getaffinity(0))
 LAST = max(CPUS)
+two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="pinning to one CPU of one proves nothing")
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,7 @@ LAST = max(CPUS)
         ("1", "list", frozenset({1})),
         ("2-4", "list", frozenset({2, 3, 4})),
         ("0, 2,4-5", "list", frozenset({0, 2, 4, 5})),
+        ("1 - 3", "list", frozenset({1, 2, 3})),
         ("3-3", "list", frozenset({3})),
     ],
 )
@@ -42,8 +43,11 @@ def test_settings_parse(text: str, mode: str, cpus: frozenset[int]) -> None:
         ("all", "must be 'any', 'auto' or a CPU list"),
         ("1,,2", "must be 'any', 'auto' or a CPU list"),
         ("-1", "must be 'any', 'auto' or a CPU list"),
+        ("0 1", "must be 'any', 'auto' or a CPU list"),  # a typo, not CPU 1 or 01
         ("4-2", "the range 4-2 is backwards"),
         ("7-9", "CPU 8-9 is not available to the arena (available: 0-7)"),
+        ("3,9", "CPU 9 is not available"),
+        ("0-4000000000", "CPU 8-4000000000 is not available"),  # refused without building the set
     ],
 )
 def test_bad_settings_say_why(text: str, message: str) -> None:
@@ -78,14 +82,16 @@ def test_auto_gives_each_match_a_bot_cpu_and_a_referee_cpu() -> None:
     assert auto.for_slot(0, 1, frozenset({2, 5})) == Placement(one(5), one(2))
     # A pair of CPUs per match while there are enough.
     assert [auto.for_slot(s, 2, four) for s in range(2)] == [Placement(one(3), one(2)), Placement(one(1), one(0))]
-    # Fewer: the bots of each running match still get a CPU of their own.
-    assert [auto.for_slot(s, 3, four).bots for s in range(3)] == [one(3), one(2), one(1)]
-    assert [auto.for_slot(s, 2, one(0, 1)) for s in range(2)] == [Placement(one(1), one(0)), Placement(one(0), one(1))]
+    # Fewer: the bots of each running match still get a CPU of their own, and the
+    # referees stay free (pinned, one would sit on another match's bots' CPU).
+    assert [auto.for_slot(s, 3, four) for s in range(3)] == [Placement(one(c), None) for c in (3, 2, 1)]
+    assert [auto.for_slot(s, 2, one(0, 1)) for s in range(2)] == [Placement(one(1), None), Placement(one(0), None)]
     assert auto.for_slot(0, 1, one(0)) == Placement()  # one CPU: nothing to separate
     assert BotCpus.parse("any").for_slot(3, 4, four) == Placement()
     assert BotCpus.parse("1-2", four).for_slot(3, 4, four) == Placement(one(1, 2), None)
 
 
+@two_cpus
 def test_the_pinned_thread_is_restored_and_other_threads_are_untouched() -> None:
     seen: list[frozenset[int]] = []
     inside = threading.Event()
@@ -119,6 +125,7 @@ def task_affinities(pid: int) -> set[frozenset[int]]:
     return {frozenset(os.sched_getaffinity(int(tid))) for tid in os.listdir(f"/proc/{pid}/task")}
 
 
+@two_cpus
 def test_a_bot_and_everything_it_starts_run_on_its_cpus(spawn: Spawn, tag: str, tmp_path: Path) -> None:
     """The bot's process, each of its threads (gRPC's included) and the child it starts
     run on the CPUs given; the arena's own thread is back to all of them."""
@@ -149,6 +156,7 @@ def test_a_bot_on_a_cpu_the_arena_cannot_use_fails_to_start_with_the_reason(spaw
         bot.connect()
 
 
+@two_cpus
 def test_the_referee_thread_is_pinned_during_the_match_only(tmp_path: Path) -> None:
     """run_match referees on the placement's CPU and gives the thread back unpinned; the
     header records both placements."""
@@ -174,4 +182,13 @@ def test_the_referee_thread_is_pinned_during_the_match_only(tmp_path: Path) -> N
     assert seen == {one(LAST)}
     assert os.sched_getaffinity(0) == CPUS
     header = json.loads(outcome.log_path.read_text().splitlines()[0])
+    # In-process players are not processes the arena placed: no bot_cpus.
     assert (header["bot_cpus"], header["referee_cpus"]) == (None, [LAST])
+
+
+def test_a_setting_that_another_replaces_is_checked_for_its_form_only() -> None:
+    assert BotCpus.parse("4090-4095", check=False).cpus == frozenset(range(4090, 4096))
+    with pytest.raises(PlacementError, match="stop at 65535"):
+        BotCpus.parse("0-4000000000", check=False)
+    with pytest.raises(PlacementError, match="CPU list"):
+        BotCpus.parse("lots", check=False)
