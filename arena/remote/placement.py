@@ -5,9 +5,9 @@ or the other way round. When the operating system spreads the processes over the
 machine, a round trip may wake a process on a CPU whose caches hold another process's
 code, or on the CPU where the referee is working, which then waits its turn. Keeping
 a match's bots on one CPU and its referee on another keeps both warm and out of each
-other's way. Measured on a 2-CPU machine, one match of four trivial SDK bots: ~+25%
-decisions per second (~+45% with the kernel's default idle polling); see
-docs/performance.md.
+other's way. Measured on a 2-CPU machine, one match of four trivial SDK bots: 0–25%
+more decisions per second (the busier the host, the more), 10–30% more with the
+kernel's default idle polling; see docs/performance.md.
 
 The settings (league files, ``--bot-cpus``):
 
