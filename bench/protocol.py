@@ -11,8 +11,9 @@ Measures in one run:
   payloads of a request's and a decision's size: no protobuf, no game;
 * ``decisions_per_s_bot_cpus_auto``: the same match with the bots placed as
   ``--bot-cpus auto`` places them (all four on one CPU, the referee's thread on another;
-  see arena/remote/placement.py),
-  and its ratio to the same baseline (measured unpinned: the higher, stricter figure);
+  see arena/remote/placement.py), ``baseline_msgs_per_s_bot_cpus_auto`` the raw baseline
+  placed alike (echo servers on the bots' CPU, the driver on the referee's), and
+  ``ratio_bot_cpus_auto`` the ratio of the two;
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request: everything but the referee.
 
@@ -74,11 +75,15 @@ def decisions_per_s(games: int, seed: int, log_dir: Path, placement: Placement =
     return n / dt, n, dt
 
 
-def baseline(seconds: float) -> float:
+def baseline(seconds: float, placement: Placement = UNPINNED) -> float:
+    """Raw round trips per second; with a placement, the echo servers run where the bots
+    would and the driving thread where the referee would (the same transport, placed alike)."""
     with tempfile.TemporaryDirectory() as tmp:
-        procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
+        with pinned_thread(placement.bots):  # the servers inherit the CPUs, as bots do
+            procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
         try:
-            return gb.bench_session_aio([a for _, a in procs], seconds)
+            with pinned_thread(placement.referee):
+                return gb.bench_session_aio([a for _, a in procs], seconds)
         finally:
             for p, _ in procs:
                 p.kill()
@@ -116,6 +121,7 @@ def run(args: argparse.Namespace) -> None:
     rates: list[float] = []
     pinned: list[float] = []
     bases: list[float] = []
+    pinned_bases: list[float] = []
     ceilings: list[float] = []
     n = 0
     # Interleaved rounds: on a shared machine the load drifts, and medians of
@@ -127,11 +133,13 @@ def run(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto)[0])
         bases.append(baseline(args.seconds))
+        pinned_bases.append(baseline(args.seconds, auto))
         ceilings.append(sdk_ceiling(args.seconds))
         print(
-            f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s "
-            f"(bots placed auto: {pinned[-1]:,.0f}); raw baseline {bases[-1]:,.0f} round trips/s "
-            f"(ratios {rate / bases[-1]:.2f}, auto {pinned[-1] / bases[-1]:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s, raw baseline "
+            f"{bases[-1]:,.0f} round trips/s (ratio {rate / bases[-1]:.2f}); placed auto: {pinned[-1]:,.0f} "
+            f"decisions/s, baseline {pinned_bases[-1]:,.0f} (ratio {pinned[-1] / pinned_bases[-1]:.2f}); "
+            f"SDK ceiling {ceilings[-1]:,.0f} decisions/s"
         )
     rate, base, ceiling = statistics.median(rates), statistics.median(bases), statistics.median(ceilings)
     transport_us = 1e6 / base
@@ -147,7 +155,8 @@ def run(args: argparse.Namespace) -> None:
         "baseline_msgs_per_s": round(base),
         "ratio": round(statistics.median(r / b for r, b in zip(rates, bases, strict=True)), 3),
         "decisions_per_s_bot_cpus_auto": round(statistics.median(pinned)),
-        "ratio_bot_cpus_auto": round(statistics.median(p / b for p, b in zip(pinned, bases, strict=True)), 3),
+        "baseline_msgs_per_s_bot_cpus_auto": round(statistics.median(pinned_bases)),
+        "ratio_bot_cpus_auto": round(statistics.median(p / b for p, b in zip(pinned, pinned_bases, strict=True)), 3),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
