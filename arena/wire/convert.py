@@ -330,10 +330,10 @@ def decision_request_bytes(
     bet = view.live_bet
     parts = [
         events.head_fields(view, match_id, vacas),
-        _TAG_REQUEST_ID + _varint(request_id) if request_id else b"",
+        _uint(_TAG_REQUEST_ID, request_id),
         _cached(_STEP_FIELDS, (view.phase, view.lance, view.mus_round), _encode_step),
-        _TAG_DEADLINE + _varint(deadline_ms) if deadline_ms else b"",
-        _TAG_TIME_BANK + _varint(time_bank_ms) if time_bank_ms > 0 else b"",
+        _uint(_TAG_DEADLINE, deadline_ms),
+        _uint(_TAG_TIME_BANK, max(0, time_bank_ms)),
         events.cards_field(view.cards),
         events.legal_fields(view.legal_actions),
         _cached(_SENAS_FIELDS, view.legal_senas, _encode_senas) if view.legal_senas else b"",
@@ -441,7 +441,6 @@ def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
         return b""
     payload = b"".join([_varint(v) for v in values])
     return tag + _varint(len(payload)) + payload
-
 
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
