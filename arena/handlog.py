@@ -20,10 +20,11 @@ from arena import __version__
 SCHEMA_VERSION = 1
 """Bumped on any incompatible change to the records (docs/handlog.md)."""
 
-TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus", "referee_cpus"})
+TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus", "referee_cpus", "spin_us"})
 """The fields that differ between two runs of the same seed and deterministic bots: the
-times, and where the bots ran (with ``bot_cpus = "auto"``, a league's parallel matches
-take whichever CPU is free)."""
+times, and how the match was run for speed: where the bots ran (with ``bot_cpus =
+"auto"``, a league's parallel matches take whichever CPU is free) and how long the
+referee polled for answers (``spin_us``)."""
 
 
 def untimed(value: Any) -> Any:

@@ -47,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
 
@@ -220,11 +220,18 @@ SESSION = f"/{SERVICE}/Session"
 
 
 def bench_session_aio(
-    addresses: list[str], seconds: float, method: str = SESSION, opening: bytes = OPENING, request: bytes = REQUEST
+    addresses: list[str],
+    seconds: float,
+    method: str = SESSION,
+    opening: bytes = OPENING,
+    request: bytes = REQUEST,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
 ) -> float:
     """Round trips per second as the arena drives its seats: the ``grpc.aio`` client, one
     stream per server opened by ``opening`` (no answer expected), then one ``request``
-    at a time to each server in turn, each waiting for its answer."""
+    at a time to each server in turn, each waiting for its answer. ``loop_factory``
+    makes the client's event loop (the arena's, polling before it sleeps, is
+    ``arena.referee.eventloop.new_event_loop``); by default asyncio's plain loop."""
 
     async def main() -> float:
         channels = [grpc.aio.insecure_channel(a) for a in addresses]
@@ -254,7 +261,8 @@ def bench_session_aio(
             for c in channels:
                 await c.close()
 
-    return asyncio.run(main())
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(main())
 
 
 # ---------------------------------------------------------------------------- SDK bots
@@ -320,14 +328,21 @@ def _spawn_sdk_bot(transport: str, sock_dir: str, bot: str = RANDOM_BOT) -> tupl
     return proc, handshake.parse_line(proc.stdout.readline()).target
 
 
-def bench_sdk_session(transport: str, sock_dir: str, seconds: float, bot: str = TRIVIAL_BOT) -> float:
+def bench_sdk_session(
+    transport: str,
+    sock_dir: str,
+    seconds: float,
+    bot: str = TRIVIAL_BOT,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+) -> float:
     """Decisions per second of four SDK bots driven as the arena drives them (aio client,
     match start first) with one pre-serialised request: the protocol's ceiling with the
     SDK's work included and no referee work."""
     procs = [_spawn_sdk_bot(transport, sock_dir, bot) for _ in range(4)]
     try:
         return bench_session_aio(
-            [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request()
+            [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request(),
+            loop_factory,
         )
     finally:
         for p, _ in procs:

@@ -31,11 +31,13 @@ docs/performance.md, "The machine's idle policy").
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -46,13 +48,16 @@ import grpc_baseline as gb  # noqa: E402
 from _machine import halt_poll, machine  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, new_event_loop  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 from arena.remote.placement import UNPINNED, BotCpus, Placement, pinned_thread  # noqa: E402
 
 
-def decisions_per_s(games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED) -> tuple[float, int, float]:
+def decisions_per_s(
+    games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US
+) -> tuple[float, int, float]:
     manifest = load_manifest(HERE / "bots" / "trivial")
     bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots) for i in range(4)]
     try:
@@ -60,11 +65,11 @@ def decisions_per_s(games: int, seed: int, log_dir: Path, placement: Placement =
             b.connect()
         # A short warm-up match first: the first stream and the bots' first requests
         # pay one-off costs (connections, lazy imports) that are not the steady rate.
-        play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=seed + 1, match_id="warmup"))
+        play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=seed + 1, match_id="warmup"), spin_us=spin_us)
         config = MatchConfig(rules=Rules(games_to_win=games), seed=seed, decision_ms=5000, time_bank_ms=600_000)
         with pinned_thread(placement.referee):
             t0 = time.perf_counter()
-            result = play_match(bots, config)
+            result = play_match(bots, config, spin_us=spin_us)
             dt = time.perf_counter() - t0
     finally:
         for b in bots:
@@ -75,24 +80,29 @@ def decisions_per_s(games: int, seed: int, log_dir: Path, placement: Placement =
     return n / dt, n, dt
 
 
-def baseline(seconds: float, placement: Placement = UNPINNED) -> float:
+def baseline(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> float:
     """Raw round trips per second; with a placement, the echo servers run where the bots
-    would and the driving thread where the referee would (the same transport, placed alike)."""
+    would and the driving thread where the referee would (the same transport, placed alike).
+    The driver runs on the referee's event loop, polling as long before it sleeps."""
     with tempfile.TemporaryDirectory() as tmp:
         with pinned_thread(placement.bots):  # the servers inherit the CPUs, as bots do
             procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
         try:
             with pinned_thread(placement.referee):
-                return gb.bench_session_aio([a for _, a in procs], seconds)
+                return gb.bench_session_aio([a for _, a in procs], seconds, loop_factory=_loop(spin_us))
         finally:
             for p, _ in procs:
                 p.kill()
                 p.wait()
 
 
-def sdk_ceiling(seconds: float) -> float:
+def sdk_ceiling(seconds: float, spin_us: int = DEFAULT_SPIN_US) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        return gb.bench_sdk_session("tcp", tmp, seconds)
+        return gb.bench_sdk_session("tcp", tmp, seconds, loop_factory=_loop(spin_us))
+
+
+def _loop(spin_us: int) -> Callable[[], asyncio.AbstractEventLoop]:
+    return lambda: new_event_loop(spin_us)
 
 
 def main() -> None:
@@ -101,6 +111,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="duration of each baseline measurement")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--spin-us", type=int, default=DEFAULT_SPIN_US, choices=range(MAX_SPIN_US + 1), metavar="US",
+        help="how long the referee's event loop polls before it sleeps, for the matches and the baselines alike "
+        f"(default {DEFAULT_SPIN_US}, as `mus match`; 0: never; see docs/performance.md)",
+    )
     ap.add_argument(
         "--halt-poll-ns", type=int, default=None, metavar="NS",
         help="set the VM's idle halt-polling window for this run, then restore it (root; see docs/performance.md)",
@@ -128,13 +143,13 @@ def run(args: argparse.Namespace) -> None:
     # interleaved measurements compare like with like.
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp))
+            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp), spin_us=args.spin_us)
         rates.append(rate)
         with tempfile.TemporaryDirectory() as tmp:
-            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto)[0])
-        bases.append(baseline(args.seconds))
-        pinned_bases.append(baseline(args.seconds, auto))
-        ceilings.append(sdk_ceiling(args.seconds))
+            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto, args.spin_us)[0])
+        bases.append(baseline(args.seconds, spin_us=args.spin_us))
+        pinned_bases.append(baseline(args.seconds, auto, args.spin_us))
+        ceilings.append(sdk_ceiling(args.seconds, args.spin_us))
         print(
             f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s, raw baseline "
             f"{bases[-1]:,.0f} round trips/s (ratio {rate / bases[-1]:.2f}); placed auto: {pinned[-1]:,.0f} "
@@ -161,7 +176,8 @@ def run(args: argparse.Namespace) -> None:
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
         "repeat": args.repeat,
-        "transport": "tcp loopback, one bidi stream per seat, grpc.aio client, sync grpc.server bots",
+        "spin_us": args.spin_us,
+        "transport": "tcp loopback, one bidi stream per seat, grpc.aio client (the referee's event loop), sync grpc.server bots",
     }))
 
 

@@ -21,6 +21,7 @@ from rich.progress import (
 from arena.cli.common import EXIT_INTERRUPTED, console, crosstable, fail, standings_table
 from arena.league.config import LeagueConfigError, load_league
 from arena.league.runner import LeagueError, run_league
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.remote.placement import BotCpus, PlacementError
 from arena.remote.process import stop_all_bots
 
@@ -38,6 +39,7 @@ def league(
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where bots run: any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else any). See docs/performance.md.")] = None,
+    spin_us: Annotated[int | None, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help=f"How long a referee polls for an answer before it sleeps, in microseconds (0: never; default: the file's spin_us, else {DEFAULT_SPIN_US}). Only while one match runs at a time. See docs/performance.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 
@@ -53,7 +55,7 @@ def league(
         except PlacementError as exc:
             fail(f"--bot-cpus: {exc}")
     try:
-        config = load_league(config_file, bot_cpus=placement)
+        config = load_league(config_file, bot_cpus=placement, spin_us=spin_us)
     except LeagueConfigError as exc:
         fail(str(exc))
     if seed is not None:

@@ -12,6 +12,7 @@ import typer
 from arena.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, fail
 from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.referee.match import MatchConfig
 from arena.remote.manifest import ManifestError, parse_bot_spec
 from arena.remote.placement import BotCpus, PlacementError
@@ -49,6 +50,7 @@ def match(
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where the bots run: any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "any",
+    spin_us: Annotated[int, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help="How long the referee polls for an answer before it sleeps, in microseconds (0: never). Faster matches with fast bots, for at most this much CPU per decision. See docs/performance.md.")] = DEFAULT_SPIN_US,
 ) -> None:
     """Play one match between bot processes and write its hand log.
 
@@ -83,7 +85,7 @@ def match(
     config = MatchConfig(rules=rules, seed=seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
-        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement)
+        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement, spin_us=spin_us)
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)

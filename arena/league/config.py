@@ -8,6 +8,7 @@
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
     bot_cpus = "auto"            # "any" (default), "auto" or a CPU list: see arena/remote/placement.py
+    spin_us = 200                # how long the referee polls for an answer before it sleeps (0: never)
 
     [rules]                      # RULES.md §12 keys (defaults otherwise)
     target_points = 30
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Rules
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.placement import BotCpus, PlacementError
 
@@ -70,6 +72,8 @@ class LeagueConfig:
     jobs: int = 1
     bot_cpus: BotCpus = field(default_factory=BotCpus)
     """Where the bots of each match run (``any``: wherever the system puts them)."""
+    spin_us: int = DEFAULT_SPIN_US
+    """How long a referee polls for an answer before it sleeps, in µs (:mod:`arena.referee.eventloop`)."""
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -112,12 +116,13 @@ def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
     return start + 1 if entry is not None and start < len(lines) else None
 
 
-def load_league(path: Path, *, bot_cpus: BotCpus | None = None) -> LeagueConfig:
+def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | None = None) -> LeagueConfig:
     """Read and validate a league file.
 
     ``bot_cpus`` replaces the file's ``bot_cpus`` (``--bot-cpus``); the file's value is
     then only checked for its form, not against this machine's CPUs, so a league written
-    for a bigger machine can run here with another placement.
+    for a bigger machine can run here with another placement. ``spin_us`` likewise
+    replaces the file's ``spin_us`` (``--spin-us``; the caller checks it).
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -137,7 +142,7 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None) -> LeagueConfig:
         where = f"{path}:{line}" if line else str(path)
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
-    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "rules", "time", "entry"}
+    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "spin_us", "rules", "time", "entry"}
     for key in data:
         if key not in allowed:
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -214,6 +219,9 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None) -> LeagueConfig:
     except PlacementError as exc:
         raise err("bot_cpus", str(exc)) from None
     bot_cpus = bot_cpus or file_cpus
+    file_spin = integer(data, "spin_us", DEFAULT_SPIN_US, 0)
+    if file_spin > MAX_SPIN_US:
+        raise err("spin_us", f"must be at most {MAX_SPIN_US} (µs), not {file_spin}")
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
@@ -229,5 +237,6 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None) -> LeagueConfig:
         max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),
         jobs=integer(data, "jobs", 1, 1),
         bot_cpus=bot_cpus,
+        spin_us=file_spin if spin_us is None else spin_us,
         source=path,
     )

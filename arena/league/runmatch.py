@@ -15,6 +15,7 @@ from typing import Any
 import structlog
 
 from arena.handlog import HandLogWriter
+from arena.referee.eventloop import DEFAULT_SPIN_US
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
@@ -69,6 +70,7 @@ def run_match(
     start_timeout_s: float = 10.0,
     players: Sequence[Player] | None = None,
     placement: Placement = UNPINNED,
+    spin_us: int = DEFAULT_SPIN_US,
 ) -> MatchOutcome:
     """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
 
@@ -76,6 +78,8 @@ def run_match(
     recorded; if both teams fail the match is aborted. ``players`` replaces the
     processes (in-process tests). ``placement``: the CPUs of the bot processes and of
     this thread while it referees (:mod:`arena.remote.placement`; default: not pinned).
+    ``spin_us``: how long the referee's loop polls for an answer before it sleeps
+    (:mod:`arena.referee.eventloop`).
     """
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
@@ -114,6 +118,7 @@ def run_match(
             # Only processes the arena starts are placed; a bot at an address runs where it runs.
             "bot_cpus": sorted(placement.bots) if placement.bots is not None and spawned else None,
             "referee_cpus": sorted(placement.referee) if placement.referee is not None else None,
+            "spin_us": spin_us,
             "seats": [
                 {
                     "seat": s,
@@ -144,6 +149,7 @@ def run_match(
                     on_notify_error=lambda method, seat, exc: log.warning(
                         "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
                     ),
+                    spin_us=spin_us,
                 )
         writer.close({"result": result.to_json()})
     return MatchOutcome(config.match_id, seating, result, log_path, start_error.strip())

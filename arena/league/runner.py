@@ -55,6 +55,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "rules": config.rules.to_mapping(),
         "time": {"decision_ms": config.decision_ms, "time_bank_ms": config.time_bank_ms, "max_faults": config.max_faults},
         "bot_cpus": str(config.bot_cpus),
+        "spin_us": config.spin_us,
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -170,7 +171,7 @@ def run_league(
         slot = slots.get()
         try:
             return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                             placement=config.bot_cpus.for_slot(slot, jobs))
+                             placement=config.bot_cpus.for_slot(slot, jobs), spin_us=config.spin_us)
         finally:
             slots.put(slot)
 

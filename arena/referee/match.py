@@ -8,9 +8,7 @@ every finished hand is handed to ``on_hand`` (the hand log) as soon as it is ove
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from arena.engine import (
     format_cards,
 )
 from arena.engine.actions import format_legal
+from arena.referee.eventloop import DEFAULT_SPIN_US, refereeing, thread_loop
 from arena.referee.player import (
     BotFault,
     DecisionTiming,
@@ -117,19 +116,6 @@ async def _notify(players: Sequence[Player], method: str, arg: Any, log: Callabl
             log(method, seat, exc)
 
 
-_LOOPS = threading.local()
-
-
-def thread_loop() -> asyncio.AbstractEventLoop:
-    """This thread's long-lived event loop. Remote players bind their gRPC channels to
-    it when they connect, so every match a thread referees runs on the same loop."""
-    loop = getattr(_LOOPS, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _LOOPS.loop = loop
-    return loop
-
-
 def play_match(
     players: Sequence[Player],
     config: MatchConfig,
@@ -137,11 +123,21 @@ def play_match(
     on_fault: Callable[[FaultRecord], None] | None = None,
     on_notify_error: Callable[[str, int, BaseException], None] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    *,
+    spin_us: int = DEFAULT_SPIN_US,
 ) -> MatchResult:
-    """Play one match on this thread's event loop; see :func:`play_match_async`."""
-    return thread_loop().run_until_complete(
-        play_match_async(players, config, on_hand, on_fault, on_notify_error, clock)
-    )
+    """Play one match on this thread's event loop; see :func:`play_match_async`.
+
+    ``spin_us``: how long the loop polls for an answer before it sleeps, in
+    microseconds (0: never); see :mod:`arena.referee.eventloop`.
+
+    Raises:
+        ValueError: a bad ``spin_us``.
+    """
+    with refereeing(spin_us):
+        return thread_loop().run_until_complete(
+            play_match_async(players, config, on_hand, on_fault, on_notify_error, clock)
+        )
 
 
 async def play_match_async(

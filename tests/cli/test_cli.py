@@ -220,6 +220,16 @@ def test_bad_bot_cpus_exit_2_before_anything_starts(tmp_path: Path, value: str, 
     assert not out.exists()
 
 
+@pytest.mark.parametrize("value", ["-1", "10001", "fast"])
+def test_bad_spin_us_exit_2_before_anything_starts(tmp_path: Path, value: str) -> None:
+    out = tmp_path / "m"
+    for args in (("match", RANDOM_BOT, RANDOM_BOT), ("league", LEAGUE_SMALL, "--no-progress")):
+        r = invoke(*args, "--out", out, "--spin-us", value)
+        assert r.exit_code == 2, r.output
+        assert "--spin-us" in r.stderr, r.stderr
+        assert not out.exists()
+
+
 def test_match_wrong_number_of_bots_exits_2(tmp_path: Path) -> None:
     r = invoke("match", RANDOM_BOT, RANDOM_BOT, RANDOM_BOT, "--out", tmp_path / "m")
     assert r.exit_code == 2
@@ -263,6 +273,8 @@ BAD_LEAGUES = [
     ("entry_unknown_key.toml", "entry[1].colour"),
     ("bad_bot_cpus.toml", "bot_cpus"),
     ("bot_cpus_unavailable.toml", "bot_cpus"),
+    ("spin_us_too_long.toml", "spin_us"),
+    ("spin_us_not_integer.toml", "spin_us"),
 ]
 
 

@@ -84,8 +84,8 @@ def league_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def league_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same league and seed, one job."""
-    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1")
+    """The same league and seed, one job, the referee never polling (--spin-us 0)."""
+    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--spin-us", "0")
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +173,8 @@ def test_replay_verify_passes_on_every_log(league_a: Path) -> None:
 
 
 def test_same_seed_gives_identical_hand_logs(league_a: Path, league_b: Path) -> None:
-    """Two runs of one league and seed (with 2 jobs, then 1): the same logs, timing aside."""
+    """Two runs of one league and seed (with 2 jobs, then 1 and no polling): the same
+    logs, timing aside."""
     names = sorted(p.name for p in (league_a / "logs").iterdir())
     assert names == sorted(p.name for p in (league_b / "logs").iterdir())
     for name in names:
@@ -420,6 +421,26 @@ def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> No
         header = jsonl(next((league_b / "logs").iterdir()))[0]
         assert (header["bot_cpus"], header["referee_cpus"]) == ([cpus[-1]], [cpus[-2]])
     assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "auto"
+
+
+def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -> None:
+    """league_a polls as long as the default, league_b (--spin-us 0) never: each match's
+    header and the league's own record say so."""
+    from arena.referee.eventloop import DEFAULT_SPIN_US
+
+    for out, spin in ((league_a, DEFAULT_SPIN_US), (league_b, 0)):
+        for log in (out / "logs").iterdir():
+            assert jsonl(log)[0]["spin_us"] == spin, log.name
+        assert json.loads((out / "league.json").read_text())["spin_us"] == spin
+
+
+def test_spin_us_in_the_file_and_its_override(tmp_path: Path) -> None:
+    text = SMALL.read_text(encoding="utf-8").replace('bot_cpus = "auto"', "spin_us = 50")
+    path = tmp_path / "spin.toml"
+    path.write_text(text.replace('"../../../', f'"{REPO}/'), encoding="utf-8")
+    assert load_league(path).spin_us == 50
+    assert load_league(path, spin_us=0).spin_us == 0
+    assert load_league(SMALL).spin_us > 0  # the default polls
 
 
 def test_bot_cpus_override_replaces_a_file_value_this_machine_lacks() -> None:
