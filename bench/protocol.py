@@ -8,7 +8,10 @@ Measures in one run:
   transport and shape: four sync ``grpc.server`` processes (as ``mus_sdk.serve`` runs),
   the arena's ``grpc.aio`` client, one bidirectional stream each opened by an unanswered
   message (as the match start), then round trips to each in turn, with raw-byte
-  payloads of a request's and a decision's size: no protobuf, no game;
+  payloads of a request's and a decision's size: no protobuf, no game. The client runs
+  once on the referee's event loop (polling ``--spin-us`` before it sleeps, see
+  arena/referee/eventloop.py) and once on a plain loop; each round takes the faster
+  (``baseline_msgs_per_s_by_loop`` gives both);
 * ``decisions_per_s_bot_cpus_auto``: the same match with the bots placed as
   ``--bot-cpus auto`` places them (all four on one CPU, the referee's thread on another;
   see arena/remote/placement.py), ``baseline_msgs_per_s_bot_cpus_auto`` the raw baseline
@@ -22,7 +25,7 @@ of the rounds), the ratio of the first two (the median of each round's ratio: a 
 its baseline measured moments apart share the machine's load), and the time per
 decision split into transport, SDK and arena.
 
-    python bench/protocol.py [--games 20] [--seconds 2] [--repeat 3] [--halt-poll-ns NS]
+    python bench/protocol.py [--games 20] [--seconds 2] [--repeat 3] [--spin-us US] [--halt-poll-ns NS]
 
 ``--halt-poll-ns`` measures the same machine with another idle policy (see
 docs/performance.md, "The machine's idle policy").
@@ -80,16 +83,23 @@ def decisions_per_s(
     return n / dt, n, dt
 
 
-def baseline(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> float:
+def baseline(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> dict[int, float]:
     """Raw round trips per second; with a placement, the echo servers run where the bots
     would and the driving thread where the referee would (the same transport, placed alike).
-    The driver runs on the referee's event loop, polling as long before it sleeps."""
+
+    Measured with the driver on the referee's event loop (polling ``spin_us`` before it
+    sleeps) and on a plain one (0), against the same servers: keyed by the window. The
+    ratio takes the faster of the two, so the referee's polling never flatters it (on a
+    machine whose kernel polls idle CPUs, the plain loop is the faster baseline)."""
     with tempfile.TemporaryDirectory() as tmp:
         with pinned_thread(placement.bots):  # the servers inherit the CPUs, as bots do
             procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
         try:
             with pinned_thread(placement.referee):
-                return gb.bench_session_aio([a for _, a in procs], seconds, loop_factory=_loop(spin_us))
+                return {
+                    spin: gb.bench_session_aio([a for _, a in procs], seconds, loop_factory=_loop(spin))
+                    for spin in dict.fromkeys((spin_us, 0))
+                }
         finally:
             for p, _ in procs:
                 p.kill()
@@ -135,8 +145,8 @@ def run(args: argparse.Namespace) -> None:
               f"referee on CPU {sorted(auto.referee or ())})")
     rates: list[float] = []
     pinned: list[float] = []
-    bases: list[float] = []
-    pinned_bases: list[float] = []
+    bases: list[dict[int, float]] = []
+    pinned_bases: list[dict[int, float]] = []
     ceilings: list[float] = []
     n = 0
     # Interleaved rounds: on a shared machine the load drifts, and medians of
@@ -150,13 +160,15 @@ def run(args: argparse.Namespace) -> None:
         bases.append(baseline(args.seconds, spin_us=args.spin_us))
         pinned_bases.append(baseline(args.seconds, auto, args.spin_us))
         ceilings.append(sdk_ceiling(args.seconds, args.spin_us))
+        best, pinned_best = max(bases[-1].values()), max(pinned_bases[-1].values())
         print(
             f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s, raw baseline "
-            f"{bases[-1]:,.0f} round trips/s (ratio {rate / bases[-1]:.2f}); placed auto: {pinned[-1]:,.0f} "
-            f"decisions/s, baseline {pinned_bases[-1]:,.0f} (ratio {pinned[-1] / pinned_bases[-1]:.2f}); "
-            f"SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"{best:,.0f} round trips/s {_loops(bases[-1])} (ratio {rate / best:.2f}); placed auto: "
+            f"{pinned[-1]:,.0f} decisions/s, baseline {pinned_best:,.0f} {_loops(pinned_bases[-1])} "
+            f"(ratio {pinned[-1] / pinned_best:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
         )
-    rate, base, ceiling = statistics.median(rates), statistics.median(bases), statistics.median(ceilings)
+    rate, ceiling = statistics.median(rates), statistics.median(ceilings)
+    base = statistics.median(max(b.values()) for b in bases)
     transport_us = 1e6 / base
     sdk_us = 1e6 / ceiling - transport_us
     arena_us = 1e6 / rate - 1e6 / ceiling
@@ -168,17 +180,36 @@ def run(args: argparse.Namespace) -> None:
         "bench": "protocol",
         "decisions_per_s": round(rate),
         "baseline_msgs_per_s": round(base),
-        "ratio": round(statistics.median(r / b for r, b in zip(rates, bases, strict=True)), 3),
+        "ratio": _ratio(rates, bases),
         "decisions_per_s_bot_cpus_auto": round(statistics.median(pinned)),
-        "baseline_msgs_per_s_bot_cpus_auto": round(statistics.median(pinned_bases)),
-        "ratio_bot_cpus_auto": round(statistics.median(p / b for p, b in zip(pinned, pinned_bases, strict=True)), 3),
+        "baseline_msgs_per_s_bot_cpus_auto": round(statistics.median(max(b.values()) for b in pinned_bases)),
+        "ratio_bot_cpus_auto": _ratio(pinned, pinned_bases),
+        "baseline_msgs_per_s_by_loop": _by_loop(bases),
+        "baseline_msgs_per_s_bot_cpus_auto_by_loop": _by_loop(pinned_bases),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
         "repeat": args.repeat,
         "spin_us": args.spin_us,
-        "transport": "tcp loopback, one bidi stream per seat, grpc.aio client (the referee's event loop), sync grpc.server bots",
+        "transport": "tcp loopback, one bidi stream per seat, grpc.aio client, sync grpc.server bots",
     }))
+
+
+def _ratio(matches: list[float], bases: list[dict[int, float]]) -> float:
+    """The median over rounds of each round's match rate over its faster baseline."""
+    return round(statistics.median(m / max(b.values()) for m, b in zip(matches, bases, strict=True)), 3)
+
+
+def _by_loop(bases: list[dict[int, float]]) -> dict[str, int]:
+    """The median baseline of each loop: ``polling_<us>`` and ``plain``."""
+    return {
+        ("plain" if spin == 0 else f"polling_{spin}us"): round(statistics.median(b[spin] for b in bases))
+        for spin in bases[0]
+    }
+
+
+def _loops(rates: dict[int, float]) -> str:
+    return "(" + ", ".join(f"{'plain' if s == 0 else 'polling'} loop {r:,.0f}" for s, r in rates.items()) + ")"
 
 
 if __name__ == "__main__":
