@@ -11,7 +11,8 @@ from pathlib import Path
 
 from arena.engine import MusState, Rules, Sena
 from arena.handlog import HandLog
-from arena.referee.match import MatchConfig, play_match, thread_loop
+from arena.referee.eventloop import thread_loop
+from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import BotFault, DecisionTiming, MatchEndInfo, MatchStartInfo
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, parse_bot_spec

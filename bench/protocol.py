@@ -51,7 +51,7 @@ import grpc_baseline as gb  # noqa: E402
 from _machine import halt_poll, machine  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, new_event_loop  # noqa: E402
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, check_spin_us, new_event_loop  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
@@ -83,23 +83,28 @@ def decisions_per_s(
     return n / dt, n, dt
 
 
-def baseline(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> dict[int, float]:
+def baseline(
+    seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US, plain_first: bool = False
+) -> dict[int, float]:
     """Raw round trips per second; with a placement, the echo servers run where the bots
     would and the driving thread where the referee would (the same transport, placed alike).
 
     Measured with the driver on the referee's event loop (polling ``spin_us`` before it
     sleeps) and on a plain one (0), against the same servers: keyed by the window. The
     ratio takes the faster of the two, so the referee's polling never flatters it (on a
-    machine whose kernel polls idle CPUs, the plain loop is the faster baseline)."""
+    machine whose kernel polls idle CPUs, the plain loop is the faster baseline).
+    ``plain_first``: the order of the two (rounds alternate it)."""
     with tempfile.TemporaryDirectory() as tmp:
         with pinned_thread(placement.bots):  # the servers inherit the CPUs, as bots do
             procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
         try:
             with pinned_thread(placement.referee):
-                return {
+                order = (0, spin_us) if plain_first else (spin_us, 0)
+                rates = {
                     spin: gb.bench_session_aio([a for _, a in procs], seconds, loop_factory=_loop(spin))
-                    for spin in dict.fromkeys((spin_us, 0))
+                    for spin in dict.fromkeys(order)
                 }
+                return {spin: rates[spin] for spin in dict.fromkeys((spin_us, 0))}
         finally:
             for p, _ in procs:
                 p.kill()
@@ -109,6 +114,13 @@ def baseline(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEF
 def sdk_ceiling(seconds: float, spin_us: int = DEFAULT_SPIN_US) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         return gb.bench_sdk_session("tcp", tmp, seconds, loop_factory=_loop(spin_us))
+
+
+def _spin_us(text: str) -> int:
+    try:
+        return check_spin_us(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None
 
 
 def _loop(spin_us: int) -> Callable[[], asyncio.AbstractEventLoop]:
@@ -122,7 +134,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
-        "--spin-us", type=int, default=DEFAULT_SPIN_US, choices=range(MAX_SPIN_US + 1), metavar="US",
+        "--spin-us", type=_spin_us, default=DEFAULT_SPIN_US, metavar="US",
         help="how long the referee's event loop polls before it sleeps, for the matches and the baselines alike "
         f"(default {DEFAULT_SPIN_US}, as `mus match`; 0: never; see docs/performance.md)",
     )
@@ -157,8 +169,8 @@ def run(args: argparse.Namespace) -> None:
         rates.append(rate)
         with tempfile.TemporaryDirectory() as tmp:
             pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto, args.spin_us)[0])
-        bases.append(baseline(args.seconds, spin_us=args.spin_us))
-        pinned_bases.append(baseline(args.seconds, auto, args.spin_us))
+        bases.append(baseline(args.seconds, spin_us=args.spin_us, plain_first=r % 2 == 1))
+        pinned_bases.append(baseline(args.seconds, auto, args.spin_us, plain_first=r % 2 == 1))
         ceilings.append(sdk_ceiling(args.seconds, args.spin_us))
         best, pinned_best = max(bases[-1].values()), max(pinned_bases[-1].values())
         print(

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Rules
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
+from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, check_spin_us
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.placement import BotCpus, PlacementError
 
@@ -122,7 +122,7 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
     ``bot_cpus`` replaces the file's ``bot_cpus`` (``--bot-cpus``); the file's value is
     then only checked for its form, not against this machine's CPUs, so a league written
     for a bigger machine can run here with another placement. ``spin_us`` likewise
-    replaces the file's ``spin_us`` (``--spin-us``; the caller checks it).
+    replaces the file's ``spin_us`` (``--spin-us``).
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -222,6 +222,11 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
     file_spin = integer(data, "spin_us", DEFAULT_SPIN_US, 0)
     if file_spin > MAX_SPIN_US:
         raise err("spin_us", f"must be at most {MAX_SPIN_US} (µs), not {file_spin}")
+    if spin_us is not None:
+        try:
+            check_spin_us(spin_us)
+        except ValueError as exc:
+            raise LeagueConfigError(f"spin_us: {exc}") from None
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")

@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 
 from arena.handlog import HandLogWriter
-from arena.referee.eventloop import DEFAULT_SPIN_US
+from arena.referee.eventloop import DEFAULT_SPIN_US, check_spin_us
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
@@ -80,7 +80,11 @@ def run_match(
     this thread while it referees (:mod:`arena.remote.placement`; default: not pinned).
     ``spin_us``: how long the referee's loop polls for an answer before it sleeps
     (:mod:`arena.referee.eventloop`).
+
+    Raises:
+        ValueError: a bad ``spin_us``, before anything starts.
     """
+    check_spin_us(spin_us)  # before any bot starts
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
     bots: list[RemoteBot] = []

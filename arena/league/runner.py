@@ -26,6 +26,7 @@ from arena.league.config import LeagueConfig
 from arena.league.runmatch import MatchOutcome, Seating, run_match
 from arena.league.schedule import ScheduledMatch, schedule
 from arena.league.standings import Standings, compute_standings
+from arena.referee.eventloop import check_spin_us
 from arena.referee.match import MatchConfig
 
 log = structlog.get_logger()
@@ -141,7 +142,15 @@ def run_league(
 
     ``on_match(outcome, done, total)`` is called in this thread after each match is
     saved. Setting ``stop`` lets running matches finish and starts no new one.
+
+    Raises:
+        LeagueError: the output folder cannot be used (see :func:`prepare_output`), or
+            the configuration's ``spin_us`` is invalid (before anything is written).
     """
+    try:
+        check_spin_us(config.spin_us)
+    except ValueError as exc:
+        raise LeagueError(f"spin_us: {exc}") from None
     done_results = prepare_output(out_dir, config, resume)
     done_ids = {r["match_id"] for r in done_results}
     matches = schedule(config)

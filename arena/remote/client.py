@@ -25,7 +25,7 @@ from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
 
 from arena.engine import HandResult, Rules, SeatView
-from arena.referee.match import thread_loop
+from arena.referee.eventloop import thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
 from arena.remote.process import BotProcess, BotStartError
@@ -79,7 +79,7 @@ class RemoteBot:
     """A bot process (or a bot at an address) playing one seat.
 
     :meth:`connect` and :meth:`close` are plain methods (they run on this thread's
-    event loop, :func:`~arena.referee.match.thread_loop`); the Player methods are
+    event loop, :func:`~arena.referee.eventloop.thread_loop`); the Player methods are
     coroutines awaited by the referee on that same loop.
     """
 

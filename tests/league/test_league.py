@@ -78,14 +78,14 @@ def scheduled_ids(config) -> list[str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def league_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The league as its file says (two jobs)."""
-    return run_league(tmp_path_factory.mktemp("league") / "a")
+    """The league as its file says (two jobs), the referees never polling (--spin-us 0)."""
+    return run_league(tmp_path_factory.mktemp("league") / "a", "--spin-us", "0")
 
 
 @pytest.fixture(scope="module")
 def league_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same league and seed, one job, the referee never polling (--spin-us 0)."""
-    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--spin-us", "0")
+    """The same league and seed, one job: its referee polls in every match (the default)."""
+    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1")
 
 
 @pytest.fixture(scope="module")
@@ -173,8 +173,8 @@ def test_replay_verify_passes_on_every_log(league_a: Path) -> None:
 
 
 def test_same_seed_gives_identical_hand_logs(league_a: Path, league_b: Path) -> None:
-    """Two runs of one league and seed (with 2 jobs, then 1 and no polling): the same
-    logs, timing aside."""
+    """Two runs of one league and seed (2 jobs without polling, then 1 job polling):
+    the same logs, timing aside."""
     names = sorted(p.name for p in (league_a / "logs").iterdir())
     assert names == sorted(p.name for p in (league_b / "logs").iterdir())
     for name in names:
@@ -237,13 +237,14 @@ def test_duplicate_deals(league_a: Path, config) -> None:  # type: ignore[no-unt
 def test_match_command(tmp_path: Path) -> None:
     out = tmp_path / "m"
     r = mus("match", REPO / "bots" / "rulebot", REPO / "bots" / "random", "--out", out, "--games", "1",
-            "--target", "20", "--seed", "3", "--json")
+            "--target", "20", "--seed", "3", "--json", "--spin-us", "75")
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["match_id"] == "match-3" and res["reason"] == "completed"
     log = out / "match-3.jsonl"
     header, *_, footer = jsonl(log)
     assert [s["bot"] for s in header["seats"]] == ["rulebot", "random"] * 2
+    assert header["spin_us"] == 75
     assert footer["result"]["winner_team"] == res["winner_team"]
     v = CliRunner().invoke(app, ["replay", "--verify", str(log)])
     assert v.exit_code == 0, v.output
@@ -424,11 +425,11 @@ def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> No
 
 
 def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -> None:
-    """league_a polls as long as the default, league_b (--spin-us 0) never: each match's
-    header and the league's own record say so."""
+    """league_a asked for no polling (--spin-us 0), league_b for the default: each
+    match's header and the league's own record say so."""
     from arena.referee.eventloop import DEFAULT_SPIN_US
 
-    for out, spin in ((league_a, DEFAULT_SPIN_US), (league_b, 0)):
+    for out, spin in ((league_a, 0), (league_b, DEFAULT_SPIN_US)):
         for log in (out / "logs").iterdir():
             assert jsonl(log)[0]["spin_us"] == spin, log.name
         assert json.loads((out / "league.json").read_text())["spin_us"] == spin

@@ -1,25 +1,33 @@
 """The referee's polling event loop (arena/referee/eventloop.py): it finds what is ready
-without sleeping, keeps every timeout, and polls only during a match, while one thread
-referees, on a machine with CPUs to spare."""
+without sleeping, keeps every timeout, and polls only during a match, while one match
+is refereed, on a machine with CPUs to spare.
+
+The selector's arithmetic is checked with a fake clock and a record of the timeouts it
+passes to the platform's selector, so no assertion depends on how busy the machine is.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import random
+import selectors
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.engine import Rules
+from arena.engine.random_play import random_action
 from arena.referee import eventloop
-from arena.referee.eventloop import (
-    MAX_SPIN_US,
-    SpinningSelector,
-    new_event_loop,
-    refereeing,
-    thread_loop,
-)
+from arena.referee.eventloop import MAX_SPIN_US, SpinningSelector, new_event_loop, refereeing, thread_loop
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import Decision
+
+BASE: Any = SpinningSelector.__mro__[1]  # the platform's selector class, whose select() does the waiting
 
 
 @pytest.fixture
@@ -31,8 +39,35 @@ def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
 
 
 @pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """Every timeout the platform's selector is called with, in order (0: a poll)."""
+    calls: list[float | None] = []
+    real = BASE.select
+
+    def recording(self: Any, timeout: float | None = None) -> Any:
+        calls.append(timeout)
+        return real(self, timeout)
+
+    monkeypatch.setattr(BASE, "select", recording)
+    return calls
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """A clock that moves 1 ms each time the selector reads it."""
+    now = [100.0]
+
+    def clock() -> float:
+        now[0] += 0.001
+        return now[0]
+
+    monkeypatch.setattr(eventloop, "_clock", clock)
+    return now
+
+
+@pytest.fixture
 def polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the polling steps (each reads the clock once): 0 means the wait blocked at once."""
+    """Counts the polling steps (each reads the clock once): 0 means no wait polled."""
     calls = [0]
     clock = eventloop._clock
 
@@ -44,107 +79,193 @@ def polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
+@pytest.fixture
+def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever machine the tests run on, the process may use two CPUs."""
+    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 2)
+
+
 def _selector(spin_s: float, sock: socket.socket) -> SpinningSelector:
     sel = SpinningSelector(spin_s)
-    sel.register(sock, 1)  # EVENT_READ
+    sel.register(sock, selectors.EVENT_READ)
     return sel
 
 
-def test_an_event_during_the_window_is_found_by_polling(pair: tuple[socket.socket, socket.socket], polls: list[int]) -> None:
+def test_an_event_during_the_window_is_found_without_blocking(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None]
+) -> None:
     a, b = pair
-    sel = _selector(0.5, a)
-    threading.Timer(0.02, b.send, args=(b"x",)).start()
-    t0 = time.perf_counter()
-    ready = sel.select(5.0)
+    sel = _selector(10.0, a)  # a window far longer than the event takes to come
+    timer = threading.Timer(0.02, b.send, args=(b"x",))
+    timer.start()
+    try:
+        ready = sel.select(30.0)
+    finally:
+        timer.join()
+        sel.close()
     assert [key.fileobj for key, _ in ready] == [a]
-    assert time.perf_counter() - t0 < 0.4
-    assert polls[0] > 1  # found while polling, not after blocking
+    assert len(waits) > 1 and set(waits) == {0}  # only polls: the selector never blocked
 
 
-def test_a_wait_past_the_window_blocks_and_keeps_its_timeout(pair: tuple[socket.socket, socket.socket]) -> None:
+def test_a_wait_past_the_window_blocks_for_what_is_left_of_its_timeout(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None], fake_clock: list[float]
+) -> None:
     a, _ = pair
-    sel = _selector(0.03, a)
-    t0 = time.perf_counter()
-    assert sel.select(0.06) == []
-    waited = time.perf_counter() - t0
-    # The blocking part gets what the polling left of the timeout, not all of it again
-    # (which would make it 0.09 s).
-    assert 0.055 <= waited < 0.08, waited
+    sel = _selector(0.030, a)
+    assert sel.select(0.060) == []
+    sel.close()
+    *polled, blocked = waits
+    assert polled and set(polled) == {0}
+    # 30 ms polled (by the fake clock), so 30 ms left: not the whole 60 ms again.
+    assert blocked == pytest.approx(0.030, abs=0.0015)
 
 
-def test_a_timer_due_within_the_window_ends_the_polling(pair: tuple[socket.socket, socket.socket]) -> None:
+def test_a_wait_without_timeout_polls_then_blocks_without_one(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None], fake_clock: list[float]
+) -> None:
+    a, b = pair
+    sel = _selector(0.005, a)
+    b.send(b"x")  # ready before the wait: found by the first poll
+    assert sel.select(None)
+    assert waits == [0]
+    a.recv(1)
+    waits.clear()
+    timer = threading.Timer(0.05, b.send, args=(b"y",))
+    timer.start()
+    assert sel.select(None)  # the fake clock ends the window at once; then it blocks
+    timer.join()
+    sel.close()
+    assert waits[-1] is None and set(waits[:-1]) == {0}
+
+
+def test_a_timer_due_within_the_window_ends_the_polling(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None], fake_clock: list[float]
+) -> None:
     a, _ = pair
-    sel = _selector(0.05, a)
-    t0 = time.perf_counter()
+    sel = _selector(0.050, a)
     assert sel.select(0.005) == []
-    assert 0.005 <= time.perf_counter() - t0 < 0.04  # the timer's timeout, not the window
+    sel.close()
+    # Polls until the timer is due (5 ms of the fake clock), then one last poll: never
+    # the whole 50 ms window, and never a blocking wait past the timer.
+    assert set(waits) == {0}
+    assert 4 <= len(waits) <= 7
 
 
-def test_a_zero_timeout_or_window_never_polls(pair: tuple[socket.socket, socket.socket], polls: list[int]) -> None:
+def test_a_zero_timeout_or_window_never_polls(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None], polls: list[int]
+) -> None:
     a, _ = pair
-    assert _selector(0.01, a).select(0) == []
-    assert _selector(0.0, a).select(0.001) == []
-    disabled = _selector(0.01, a)
+    zero_timeout, zero_window, disabled = _selector(0.01, a), _selector(0.0, a), _selector(0.01, a)
     disabled.enabled = False
+    assert zero_timeout.select(0) == []
+    assert zero_window.select(0.001) == []
     assert disabled.select(0.001) == []
+    for sel in (zero_timeout, zero_window, disabled):
+        sel.close()
     assert polls[0] == 0
+    assert waits == [0, 0.001, 0.001]  # each passed straight to the platform's selector
 
 
-def test_timers_fire_on_time_on_a_polling_loop(polls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 2)
+def test_timers_fire_on_a_polling_loop(polls: list[int], two_cpus: None) -> None:
+    """A timer due after the window still fires, after the loop polled and then slept."""
     loop = new_event_loop(200)
     try:
-        async def late_by() -> float:
-            fired = loop.create_future()
-            t0 = loop.time()
-            loop.call_later(0.02, lambda: fired.set_result(loop.time()))
-            return await fired - t0 - 0.02
+        async def fired() -> bool:
+            done = loop.create_future()
+            loop.call_later(0.02, done.set_result, True)
+            return await asyncio.wait_for(done, 5.0)
 
-        assert 0 <= loop.run_until_complete(late_by()) < 0.015
+        assert loop.run_until_complete(fired())
         assert polls[0] > 0
     finally:
         loop.close()
 
 
-def test_the_thread_loop_polls_only_while_refereeing(polls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 2)  # whatever machine the tests run on
-
+def test_the_thread_loop_polls_only_while_refereeing(polls: list[int], two_cpus: None) -> None:
     def run() -> None:
         loop = thread_loop()
-        loop.run_until_complete(asyncio.sleep(0.002))
-        assert polls[0] == 0  # outside a match: a plain loop
-        with refereeing(300):
-            loop.run_until_complete(asyncio.sleep(0.002))
-        assert polls[0] > 0
-        polls[0] = 0
-        loop.run_until_complete(asyncio.sleep(0.002))
-        assert polls[0] == 0  # and plain again after it
-        loop.close()
+        try:
+            loop.run_until_complete(asyncio.sleep(0.02))
+            assert polls[0] == 0  # outside a match: a plain loop
+            with refereeing(300):
+                loop.run_until_complete(asyncio.sleep(0.02))
+            assert polls[0] > 0
+            polls[0] = 0
+            loop.run_until_complete(asyncio.sleep(0.02))
+            assert polls[0] == 0  # and plain again after it
+        finally:
+            loop.close()
 
     _in_thread(run)
 
 
-def test_two_threads_refereeing_do_not_poll(polls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+class _AwaitingPlayer:
+    """An in-process random player that takes ``delay_s`` per decision, awaiting the
+    loop as a remote bot's answer would."""
+
+    def __init__(self, seat: int, delay_s: float = 0.02) -> None:
+        self.name = f"p{seat}"
+        self.rng = random.Random(seat)
+        self.delay_s = delay_s
+
+    def start_match(self, info: Any) -> None:
+        pass
+
+    def hand_end(self, result: Any) -> None:
+        pass
+
+    def end_match(self, info: Any) -> None:
+        pass
+
+    async def decide(self, view: Any, request_id: int, timing: Any) -> Decision:
+        await asyncio.sleep(self.delay_s)
+        return Decision(random_action(self.rng, view.legal_actions))
+
+
+def _play_one_hand(spin_us: int) -> None:
+    players = [_AwaitingPlayer(s) for s in range(4)]
+    config = MatchConfig(rules=Rules(), seed=3, match_id="poll", max_hands=1)
+    play_match(players, config, spin_us=spin_us)
+    thread_loop().close()
+
+
+def test_play_match_polls_with_its_window(polls: list[int], two_cpus: None) -> None:
+    _in_thread(lambda: _play_one_hand(500))
+    assert polls[0] > 0
+    polls[0] = 0
+    _in_thread(lambda: _play_one_hand(0))
+    assert polls[0] == 0
+    assert eventloop._refereeing == 0
+
+
+def test_play_match_refuses_a_bad_window_before_the_match() -> None:
+    with pytest.raises(ValueError, match="polling window"):
+        play_match([_AwaitingPlayer(s) for s in range(4)], MatchConfig(rules=Rules(), seed=3), spin_us=-1)
+    assert eventloop._refereeing == 0
+
+
+def test_two_matches_refereed_at_once_do_not_poll(polls: list[int], two_cpus: None) -> None:
     """With two matches refereed at once, both sleep at once: a polling thread would
     keep taking back the interpreter lock the other needs."""
-    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 2)
     other_in = threading.Event()
     done = threading.Event()
 
     def other() -> None:
         with refereeing(300):
             other_in.set()
-            done.wait(5)
+            done.wait(10)
+        thread_loop().close()
 
-    t = threading.Thread(target=other)
+    t = threading.Thread(target=other, daemon=True)
     t.start()
     try:
-        assert other_in.wait(5)
+        assert other_in.wait(10)
         _in_thread(_referee_a_short_wait)
         assert polls[0] == 0
     finally:
         done.set()
-        t.join()
+        t.join(10)
+    assert not t.is_alive()
     assert eventloop._refereeing == 0
 
 
@@ -155,8 +276,8 @@ def test_a_process_with_one_cpu_does_not_poll(polls: list[int], monkeypatch: pyt
     assert polls[0] == 0
 
 
-@pytest.mark.parametrize("bad", [-1, MAX_SPIN_US + 1])
-def test_a_bad_window_is_refused(bad: int) -> None:
+@pytest.mark.parametrize("bad", [-1, MAX_SPIN_US + 1, True, 0.5])
+def test_a_bad_window_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="polling window"):
         new_event_loop(bad)
     with pytest.raises(ValueError, match="polling window"):
@@ -165,16 +286,38 @@ def test_a_bad_window_is_refused(bad: int) -> None:
     assert eventloop._refereeing == 0
 
 
+def test_the_window_reaches_the_hand_log_header(tmp_path: Path) -> None:
+    """run_match records the window it was given (a timing field: untimed() drops it)."""
+    from arena.handlog import untimed
+    from arena.league.runmatch import Seating, run_match
+
+    headers = []
+    for spin in (0, 350):
+        players = [_AwaitingPlayer(s, 0.0) for s in range(4)]
+        config = MatchConfig(rules=Rules(), seed=5, match_id=f"m{spin}", max_hands=1)
+        outcome = run_match([], Seating(("r", "r", "r", "r")), config, tmp_path, players=players, spin_us=spin)
+        header = json.loads(outcome.log_path.read_text().splitlines()[0])
+        assert header["spin_us"] == spin
+        headers.append(untimed({k: v for k, v in header.items() if k != "match_id"}))
+    assert headers[0] == headers[1]
+    with pytest.raises(ValueError, match="polling window"):
+        run_match([], Seating(("r", "r", "r", "r")), config, tmp_path / "bad", players=players, spin_us=-1)
+    assert not (tmp_path / "bad").exists()  # refused before anything was written
+
+
 def _referee_a_short_wait() -> None:
-    """Wait 5 ms on this thread's loop inside ``refereeing(300)``, then close the loop."""
+    """Wait 20 ms on this thread's loop inside ``refereeing(300)``, then close the loop."""
     loop = thread_loop()
-    with refereeing(300):
-        loop.run_until_complete(asyncio.sleep(0.005))
-    loop.close()
+    try:
+        with refereeing(300):
+            loop.run_until_complete(asyncio.sleep(0.02))
+    finally:
+        loop.close()
 
 
 def _in_thread(fn: Callable[[], None]) -> None:
-    """Run ``fn`` on a fresh thread (its own thread_loop), re-raising its failure here."""
+    """Run ``fn`` on a fresh thread (its own thread_loop); re-raise its failure here,
+    and fail if it does not finish."""
     errors: list[BaseException] = []
 
     def target() -> None:
@@ -183,8 +326,9 @@ def _in_thread(fn: Callable[[], None]) -> None:
         except BaseException as exc:  # reported to the test thread
             errors.append(exc)
 
-    t = threading.Thread(target=target)
+    t = threading.Thread(target=target, daemon=True)
     t.start()
-    t.join(10)
+    t.join(30)
+    assert not t.is_alive(), f"{fn} did not finish"
     if errors:
         raise errors[0]
