@@ -9,14 +9,16 @@ a zero timeout for up to :data:`DEFAULT_SPIN_US` microseconds: a fast bot's answ
 then picked up without the loop ever sleeping. This is the kernel's halt polling, done
 in the one thread that benefits. Measured on the 2-vCPU VM, one match of four trivial
 SDK bots: ×1.31–1.35 with 200 µs (paired rounds); the raw gRPC baseline gains
-×1.12–1.17 from the same loop (``bench/protocol.py`` measures both with it).
+×1.12–1.17 from the same loop (``bench/protocol.py`` measures it on both loops and
+compares the match with the faster). Where the kernel itself polls idle CPUs, this
+gains nothing reliable (docs/performance.md).
 
-What it costs: at most the window's CPU time per wait, so at most 200 µs per decision
-of a bot that thinks longer (2% of a CPU for a bot that takes 10 ms). The loop polls
-only where that is free to spend:
+What it costs: at most the window's CPU time per wait, so about 200 µs per decision of
+a bot that thinks longer (2% of a CPU for a bot that takes 10 ms). The loop polls only
+where that is free to spend:
 
 * only during a match (:func:`refereeing`), never while bots start or stop;
-* only while one thread of the process referees: in a league with several jobs, the
+* only while one match of the process is refereed: in a league with several jobs, the
   matches' referee threads share Python's lock, and one that polls would keep taking
   it back from the others;
 * only when the process may use two CPUs or more: on one CPU, the polling thread holds
