@@ -135,8 +135,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--spin-us", type=_spin_us, default=DEFAULT_SPIN_US, metavar="US",
-        help="how long the referee's event loop polls before it sleeps, for the matches and the baselines alike "
-        f"(default {DEFAULT_SPIN_US}, as `mus match`; 0: never; see docs/performance.md)",
+        help="how long the referee's event loop polls before it sleeps: in the matches, the SDK ceiling and one of "
+        f"the two baselines (the other runs on a plain loop) (default {DEFAULT_SPIN_US}, as `mus match`; 0: never; "
+        "see docs/performance.md)",
     )
     ap.add_argument(
         "--halt-poll-ns", type=int, default=None, metavar="NS",

@@ -60,8 +60,8 @@ to a CPU of its own: a referee pinned by ``--bot-cpus auto`` still has its bots 
 
 class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
     """The platform's default selector, polling for up to ``spin_s`` seconds before it
-    blocks (see the module docstring), while ``enabled`` and while no other thread of
-    the process referees."""
+    blocks (see the module docstring), while ``enabled`` and while no other match of
+    the process is refereed."""
 
     def __init__(self, spin_s: float = 0.0) -> None:
         super().__init__()
