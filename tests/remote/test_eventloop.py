@@ -332,3 +332,59 @@ def _in_thread(fn: Callable[[], None]) -> None:
     assert not t.is_alive(), f"{fn} did not finish"
     if errors:
         raise errors[0]
+
+
+# --- the CPUs a process may use: affinity and cgroup quota ----------------------------------------
+
+
+def _fake_proc(tmp_path: Path, mounts: list[str], cgroup: str) -> Path:
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "mountinfo").write_text("\n".join(mounts) + "\n")
+    (proc / "cgroup").write_text(cgroup)
+    return proc
+
+
+def _write(folder: Path, **files: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name.replace("_", ".", 1)).write_text(text + "\n")
+
+
+def test_a_cgroup_v2_quota_is_the_smallest_on_the_way_up(tmp_path: Path) -> None:
+    cg = tmp_path / "cg2"
+    _write(cg, cpu_max="max 100000")  # the root: no quota
+    _write(cg / "league", cpu_max="100000 100000")  # one CPU for the whole league
+    _write(cg / "league" / "arena", cpu_max="150000 100000")
+    proc = _fake_proc(tmp_path, [f"30 23 0:26 / {cg} rw - cgroup2 cgroup2 rw"], "0::/league/arena\n")
+    assert eventloop.cgroup_cpu_limit(proc) == 1.0
+    assert eventloop._process_cpus(proc) == 1  # so the referee does not poll
+
+
+def test_a_cgroup_v1_quota_and_no_quota(tmp_path: Path) -> None:
+    cg = tmp_path / "cpu"
+    _write(cg / "docker" / "c1", cpu_cfs_quota_us="250000", cpu_cfs_period_us="100000")
+    mounts = [
+        f"31 23 0:28 / {tmp_path} rw - tmpfs tmpfs rw",
+        f"32 31 0:29 / {cg} rw - cgroup cgroup rw,cpu,cpuacct",
+        f"33 31 0:30 / {tmp_path / 'memory'} rw - cgroup cgroup rw,memory",
+    ]
+    proc = _fake_proc(tmp_path, mounts, "4:memory:/docker/c1\n1:cpu,cpuacct:/docker/c1\n0::/\n")
+    assert eventloop.cgroup_cpu_limit(proc) == 2.5
+    _write(cg / "docker" / "c1", cpu_cfs_quota_us="-1", cpu_cfs_period_us="100000")
+    assert eventloop.cgroup_cpu_limit(proc) is None
+
+
+def test_a_namespaced_container_reads_its_own_root(tmp_path: Path) -> None:
+    """Inside a cgroup namespace the process sits at "/" of a mount whose root is "/"."""
+    cg = tmp_path / "cg2"
+    _write(cg, cpu_max="50000 100000")
+    proc = _fake_proc(tmp_path, [f"30 23 0:26 / {cg} rw - cgroup2 cgroup2 rw"], "0::/\n")
+    assert eventloop.cgroup_cpu_limit(proc) == 0.5
+    assert eventloop._process_cpus(proc) == 1
+
+
+def test_no_cgroup_information_means_no_limit(tmp_path: Path) -> None:
+    assert eventloop.cgroup_cpu_limit(tmp_path / "nowhere") is None
+    proc = _fake_proc(tmp_path, ["garbage", f"30 23 0:26 / {tmp_path} rw - cgroup2 cgroup2 rw"], "0::/x\n")
+    assert eventloop.cgroup_cpu_limit(proc) is None  # no cpu.max files: unlimited
