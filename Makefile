@@ -41,6 +41,7 @@ test: setup setup-lang lint lint-proto typecheck
 bench: setup
 	$(PY) bench/engine.py
 	$(PY) bench/protocol.py
+	$(PY) bench/polling.py
 	$(PY) bench/strength.py
 	$(PY) bench/league.py
 

@@ -1,0 +1,98 @@
+"""The referee's polling window, A/B: the same match with several ``--spin-us`` values.
+
+Starts four trivial SDK bots once, then plays the same match (same seed) with each
+window in turn, round after round, so that each round compares the windows under the
+same load of this shared machine. Prints the machine, each window's rates and the
+arena's CPU time per decision, each window's paired ratios to the first window, and as
+its last line a JSON object with the medians.
+
+    python bench/polling.py [--spin-us 0 200] [--rounds 6] [--games 20] [--bot-cpus any|auto]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from _machine import machine  # noqa: E402
+
+from arena.engine import Rules  # noqa: E402
+from arena.referee.eventloop import MAX_SPIN_US, PROCESS_CPUS, check_spin_us  # noqa: E402
+from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.remote.client import RemoteBot  # noqa: E402
+from arena.remote.manifest import load_manifest  # noqa: E402
+from arena.remote.placement import BotCpus, PlacementError, pinned_thread  # noqa: E402
+
+
+def _spin_us(text: str) -> int:
+    try:
+        return check_spin_us(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--spin-us", type=_spin_us, nargs="+", default=[0, 200], metavar="US",
+                    help="windows to compare; the first is the reference (default: 0 200)")
+    ap.add_argument("--rounds", type=int, default=6, help="rounds; each plays the match once per window")
+    ap.add_argument("--games", type=int, default=20, help="games_to_win of the match")
+    ap.add_argument("--bot-cpus", default="any", help="placement of the bots and the referee (docs/league.md)")
+    args = ap.parse_args()
+    try:
+        placement = BotCpus.parse(args.bot_cpus).for_slot(0)
+    except PlacementError as exc:
+        ap.error(f"--bot-cpus: {exc}")
+    print("machine:", json.dumps({**machine(), "process_cpus": PROCESS_CPUS}))
+    windows = list(dict.fromkeys(args.spin_us))
+    rates: dict[int, list[float]] = {w: [] for w in windows}
+    cpu: dict[int, list[float]] = {w: [] for w in windows}
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = load_manifest(HERE / "bots" / "trivial")
+        bots = [RemoteBot(manifest, Path(tmp), f"seat{i}", cpus=placement.bots) for i in range(4)]
+        try:
+            for b in bots:
+                b.connect()
+            play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=2, match_id="warmup"))
+            config = MatchConfig(rules=Rules(games_to_win=args.games), seed=1, decision_ms=5000, time_bank_ms=600_000)
+            for r in range(args.rounds):
+                for w in windows:
+                    with pinned_thread(placement.referee):
+                        c0, t0 = time.process_time(), time.perf_counter()
+                        result = play_match(bots, config, spin_us=w)
+                        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+                    if result.faults:
+                        raise SystemExit(f"faults in the benchmark match: {result.faults[:3]}")
+                    n = sum(s.decisions for s in result.seats)
+                    rates[w].append(n / dt)
+                    cpu[w].append(dc / n * 1e6)
+                print(f"round {r + 1}: " + ", ".join(f"{w} us {rates[w][-1]:,.0f}/s" for w in windows), flush=True)
+        finally:
+            for b in bots:
+                b.close()
+    ref = windows[0]
+    out: dict[str, object] = {"bench": "polling", "bot_cpus": args.bot_cpus, "rounds": args.rounds, "windows": {}}
+    for w in windows:
+        pairs = [b / a for a, b in zip(rates[ref], rates[w], strict=True)]
+        print(f"{w:>5} us: {statistics.median(rates[w]):,.0f} decisions/s, arena CPU "
+              f"{statistics.median(cpu[w]):.0f} us/decision, paired ratios to {ref} us: "
+              + " ".join(f"{p:.2f}" for p in pairs))
+        out["windows"][str(w)] = {  # type: ignore[index]
+            "decisions_per_s": round(statistics.median(rates[w])),
+            "arena_cpu_us_per_decision": round(statistics.median(cpu[w])),
+            f"paired_ratio_to_{ref}us": round(statistics.median(pairs), 3),
+        }
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
