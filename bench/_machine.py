@@ -1,7 +1,9 @@
-"""What machine a benchmark ran on (printed with every figure)."""
+"""What machine a benchmark ran on (printed with every figure), and the idle-time settings
+benchmarks measure: the VM's halt polling and the referee's polling window."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import platform
@@ -93,3 +95,13 @@ def halt_poll(ns: int | None) -> Iterator[None]:
 def _write(path: str, value: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         f.write(value)
+
+
+def spin_us_arg(text: str) -> int:
+    """``--spin-us`` for argparse: a polling window for the referee's event loop, in µs."""
+    from arena.referee.eventloop import MAX_SPIN_US, check_spin_us  # the callers put arena on sys.path
+
+    try:
+        return check_spin_us(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None

@@ -23,26 +23,19 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from _machine import machine  # noqa: E402
+from _machine import machine, spin_us_arg  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
-from arena.referee.eventloop import MAX_SPIN_US, PROCESS_CPUS, check_spin_us  # noqa: E402
+from arena.referee.eventloop import PROCESS_CPUS  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 from arena.remote.placement import BotCpus, PlacementError, pinned_thread  # noqa: E402
 
 
-def _spin_us(text: str) -> int:
-    try:
-        return check_spin_us(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--spin-us", type=_spin_us, nargs="+", default=[0, 200], metavar="US",
+    ap.add_argument("--spin-us", type=spin_us_arg, nargs="+", default=[0, 200], metavar="US",
                     help="windows to compare; the first is the reference (default: 0 200)")
     ap.add_argument("--rounds", type=int, default=6, help="rounds; each plays the match once per window")
     ap.add_argument("--games", type=int, default=20, help="games_to_win of the match")

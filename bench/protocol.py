@@ -48,10 +48,10 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import grpc_baseline as gb  # noqa: E402
-from _machine import halt_poll, machine  # noqa: E402
+from _machine import halt_poll, machine, spin_us_arg  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, check_spin_us, new_event_loop  # noqa: E402
+from arena.referee.eventloop import DEFAULT_SPIN_US, new_event_loop  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
@@ -116,13 +116,6 @@ def sdk_ceiling(seconds: float, spin_us: int = DEFAULT_SPIN_US) -> float:
         return gb.bench_sdk_session("tcp", tmp, seconds, loop_factory=_loop(spin_us))
 
 
-def _spin_us(text: str) -> int:
-    try:
-        return check_spin_us(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None
-
-
 def _loop(spin_us: int) -> Callable[[], asyncio.AbstractEventLoop]:
     return lambda: new_event_loop(spin_us)
 
@@ -134,7 +127,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (match, baseline, SDK ceiling); medians are reported")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
-        "--spin-us", type=_spin_us, default=DEFAULT_SPIN_US, metavar="US",
+        "--spin-us", type=spin_us_arg, default=DEFAULT_SPIN_US, metavar="US",
         help="how long the referee's event loop polls before it sleeps: in the matches, the SDK ceiling and one of "
         f"the two baselines (the other runs on a plain loop) (default {DEFAULT_SPIN_US}, as `mus match`; 0: never; "
         "see docs/performance.md)",
