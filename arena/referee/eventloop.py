@@ -120,10 +120,10 @@ class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-ty
     blocks (see the module docstring), while ``enabled`` and while no other match of
     the process is refereed."""
 
-    def __init__(self, spin_s: float = 0.0) -> None:
+    def __init__(self, spin_s: float = 0.0, enabled: bool = True) -> None:
         super().__init__()
         self.spin_s = spin_s
-        self.enabled = True
+        self.enabled = enabled
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         """Ready keys, as :meth:`selectors.BaseSelector.select`; polls first (see the class)."""
@@ -153,9 +153,7 @@ def new_event_loop(spin_us: int = DEFAULT_SPIN_US) -> asyncio.AbstractEventLoop:
         ValueError: a bad ``spin_us`` (see :func:`check_spin_us`).
     """
     check_spin_us(spin_us)
-    selector = SpinningSelector(spin_us / 1e6)
-    selector.enabled = PROCESS_CPUS >= 2
-    return asyncio.SelectorEventLoop(selector)
+    return asyncio.SelectorEventLoop(SpinningSelector(spin_us / 1e6, enabled=PROCESS_CPUS >= 2))
 
 
 def check_spin_us(spin_us: int) -> int:
@@ -188,8 +186,7 @@ def thread_loop() -> asyncio.AbstractEventLoop:
     """
     loop: asyncio.AbstractEventLoop | None = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
-        selector = SpinningSelector()
-        selector.enabled = False
+        selector = SpinningSelector(enabled=False)  # refereeing() turns it on
         loop = asyncio.SelectorEventLoop(selector)
         _LOOPS.loop, _LOOPS.selector = loop, selector
     return loop
