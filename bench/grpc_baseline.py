@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -49,6 +50,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
+from contextlib import AbstractContextManager
 from typing import Any
 
 try:  # the transport tuning the arena and SDK bots run with (mus_sdk/_grpc_tuning.py);
@@ -334,16 +336,21 @@ def bench_sdk_session(
     seconds: float,
     bot: str = TRIVIAL_BOT,
     loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+    bots_in: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+    driver_in: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
 ) -> float:
     """Decisions per second of four SDK bots driven as the arena drives them (aio client,
     match start first) with one pre-serialised request: the protocol's ceiling with the
-    SDK's work included and no referee work."""
-    procs = [_spawn_sdk_bot(transport, sock_dir, bot) for _ in range(4)]
+    SDK's work included and no referee work. The bots start inside ``bots_in()`` and the
+    driver runs inside ``driver_in()`` (bench/protocol.py pins them there, as a match is)."""
+    with bots_in():
+        procs = [_spawn_sdk_bot(transport, sock_dir, bot) for _ in range(4)]
     try:
-        return bench_session_aio(
-            [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request(),
-            loop_factory,
-        )
+        with driver_in():
+            return bench_session_aio(
+                [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request(),
+                loop_factory,
+            )
     finally:
         for p, _ in procs:
             p.kill()

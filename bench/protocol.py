@@ -3,22 +3,25 @@
 Measures in one run:
 
 * ``decisions_per_s``: decisions per second over a whole match (referee, engine,
-  protobuf, gRPC stream and the bots' SDK all included), four bot processes;
+  protobuf, gRPC stream and the bots' SDK all included), four bot processes placed as
+  ``mus match`` places them by default (``--bot-cpus declared``: the trivial bot's
+  manifest says ``share_cpu = true``, so on two CPUs or more its four processes share
+  one CPU and the referee's thread runs on another; see arena/remote/placement.py);
+  ``placement`` says where they ran;
 * ``baseline_msgs_per_s``: raw gRPC message round trips per second on the same
-  transport and shape: four sync ``grpc.server`` processes (as ``mus_sdk.serve`` runs),
+  transport and shape, placed alike (echo servers where the bots run, the driver where
+  the referee runs): four sync ``grpc.server`` processes (as ``mus_sdk.serve`` runs),
   the arena's ``grpc.aio`` client, one bidirectional stream each opened by an unanswered
   message (as the match start), then round trips to each in turn, with raw-byte
   payloads of a request's and a decision's size: no protobuf, no game. The client runs
   once on the referee's event loop (polling ``--spin-us`` before it sleeps, see
   arena/referee/eventloop.py) and once on a plain loop; each round takes the faster
   (``baseline_msgs_per_s_by_loop`` gives both);
-* ``decisions_per_s_bot_cpus_auto``: the same match with the bots placed as
-  ``--bot-cpus auto`` places them (all four on one CPU, the referee's thread on another;
-  see arena/remote/placement.py), ``baseline_msgs_per_s_bot_cpus_auto`` the raw baseline
-  placed alike (echo servers on the bots' CPU, the driver on the referee's), and
-  ``ratio_bot_cpus_auto`` the ratio of the two;
+* ``decisions_per_s_bot_cpus_any``, ``baseline_msgs_per_s_bot_cpus_any``,
+  ``ratio_bot_cpus_any``: the same with everything placed by the system
+  (``--bot-cpus any``, what bots that do not say ``share_cpu`` get);
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
-  pre-serialised decision request: everything but the referee.
+  pre-serialised decision request, placed as the match: everything but the referee.
 
 and prints the machine, then as its last line a JSON object with the figures (medians
 of the rounds), the ratio of the first two (the median of each round's ratio: a match and
@@ -57,11 +60,13 @@ from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 from arena.remote.placement import UNPINNED, BotCpus, Placement, pinned_thread  # noqa: E402
 
+TRIVIAL = HERE / "bots" / "trivial"
+
 
 def decisions_per_s(
     games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US
 ) -> tuple[float, int, float]:
-    manifest = load_manifest(HERE / "bots" / "trivial")
+    manifest = load_manifest(TRIVIAL)
     bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots) for i in range(4)]
     try:
         for b in bots:
@@ -111,9 +116,13 @@ def baseline(
                 p.wait()
 
 
-def sdk_ceiling(seconds: float, spin_us: int = DEFAULT_SPIN_US) -> float:
+def sdk_ceiling(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> float:
+    """The baseline's driver against four trivial SDK bots, placed as a match's."""
     with tempfile.TemporaryDirectory() as tmp:
-        return gb.bench_sdk_session("tcp", tmp, seconds, loop_factory=_loop(spin_us))
+        return gb.bench_sdk_session(
+            "tcp", tmp, seconds, loop_factory=_loop(spin_us),
+            bots_in=lambda: pinned_thread(placement.bots), driver_in=lambda: pinned_thread(placement.referee),
+        )
 
 
 def _loop(spin_us: int) -> Callable[[], asyncio.AbstractEventLoop]:
@@ -143,35 +152,37 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     print("machine:", json.dumps(machine()))
-    auto = BotCpus.parse("auto").for_slot(0)
-    if auto.bots is None:
-        print("placements: any, and auto, which pins nothing on a machine with one CPU")
+    # The match as `mus match` places these bots by default: the trivial bot's manifest
+    # says share_cpu = true, so "declared" pins it as "auto" does (on two CPUs or more).
+    default = BotCpus().for_slot(0, bots_share_cpu=load_manifest(TRIVIAL).share_cpu)
+    if default.bots is None:
+        print("placements: the default (declared) pins nothing here; any (the system's)")
     else:
-        print(f"placements: any (the system's), auto (bots on CPU {sorted(auto.bots)}, "
-              f"referee on CPU {sorted(auto.referee or ())})")
+        print(f"placements: the default (declared: the bots say share_cpu, so bots on CPU {sorted(default.bots)}, "
+              f"referee on CPU {sorted(default.referee or ())}), and any (the system's)")
     rates: list[float] = []
-    pinned: list[float] = []
+    free: list[float] = []
     bases: list[dict[int, float]] = []
-    pinned_bases: list[dict[int, float]] = []
+    free_bases: list[dict[int, float]] = []
     ceilings: list[float] = []
     n = 0
     # Interleaved rounds: on a shared machine the load drifts, and medians of
     # interleaved measurements compare like with like.
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp), spin_us=args.spin_us)
+            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us)
         rates.append(rate)
         with tempfile.TemporaryDirectory() as tmp:
-            pinned.append(decisions_per_s(args.games, args.seed, Path(tmp), auto, args.spin_us)[0])
-        bases.append(baseline(args.seconds, spin_us=args.spin_us, plain_first=r % 2 == 1))
-        pinned_bases.append(baseline(args.seconds, auto, args.spin_us, plain_first=r % 2 == 1))
-        ceilings.append(sdk_ceiling(args.seconds, args.spin_us))
-        best, pinned_best = max(bases[-1].values()), max(pinned_bases[-1].values())
+            free.append(decisions_per_s(args.games, args.seed, Path(tmp), UNPINNED, args.spin_us)[0])
+        bases.append(baseline(args.seconds, default, args.spin_us, plain_first=r % 2 == 1))
+        free_bases.append(baseline(args.seconds, UNPINNED, args.spin_us, plain_first=r % 2 == 1))
+        ceilings.append(sdk_ceiling(args.seconds, default, args.spin_us))
+        best, free_best = max(bases[-1].values()), max(free_bases[-1].values())
         print(
             f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s, raw baseline "
-            f"{best:,.0f} round trips/s {_loops(bases[-1])} (ratio {rate / best:.2f}); placed auto: "
-            f"{pinned[-1]:,.0f} decisions/s, baseline {pinned_best:,.0f} {_loops(pinned_bases[-1])} "
-            f"(ratio {pinned[-1] / pinned_best:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"{best:,.0f} round trips/s {_loops(bases[-1])} (ratio {rate / best:.2f}); placed by the system: "
+            f"{free[-1]:,.0f} decisions/s, baseline {free_best:,.0f} {_loops(free_bases[-1])} "
+            f"(ratio {free[-1] / free_best:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
         )
     rate, ceiling = statistics.median(rates), statistics.median(ceilings)
     base = statistics.median(max(b.values()) for b in bases)
@@ -180,18 +191,19 @@ def run(args: argparse.Namespace) -> None:
     arena_us = 1e6 / rate - 1e6 / ceiling
     print(
         f"per decision: {1e6 / rate:.0f} us = transport {transport_us:.0f} + SDK bot {sdk_us:.0f} "
-        f"+ referee {arena_us:.0f} (medians of {args.repeat}, bots placed by the system)"
+        f"+ referee {arena_us:.0f} (medians of {args.repeat}, the default placement)"
     )
     print(json.dumps({
         "bench": "protocol",
         "decisions_per_s": round(rate),
         "baseline_msgs_per_s": round(base),
         "ratio": _ratio(rates, bases),
-        "decisions_per_s_bot_cpus_auto": round(statistics.median(pinned)),
-        "baseline_msgs_per_s_bot_cpus_auto": round(statistics.median(max(b.values()) for b in pinned_bases)),
-        "ratio_bot_cpus_auto": _ratio(pinned, pinned_bases),
+        "placement": {"bot_cpus": _cpus(default.bots), "referee_cpus": _cpus(default.referee)},
         "baseline_msgs_per_s_by_loop": _by_loop(bases),
-        "baseline_msgs_per_s_bot_cpus_auto_by_loop": _by_loop(pinned_bases),
+        "decisions_per_s_bot_cpus_any": round(statistics.median(free)),
+        "baseline_msgs_per_s_bot_cpus_any": round(statistics.median(max(b.values()) for b in free_bases)),
+        "ratio_bot_cpus_any": _ratio(free, free_bases),
+        "baseline_msgs_per_s_bot_cpus_any_by_loop": _by_loop(free_bases),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,
@@ -199,6 +211,10 @@ def run(args: argparse.Namespace) -> None:
         "spin_us": args.spin_us,
         "transport": "tcp loopback, one bidi stream per seat, grpc.aio client, sync grpc.server bots",
     }))
+
+
+def _cpus(cpus: frozenset[int] | None) -> list[int] | None:
+    return sorted(cpus) if cpus is not None else None
 
 
 def _ratio(matches: list[float], bases: list[dict[int, float]]) -> float:

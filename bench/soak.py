@@ -5,7 +5,7 @@ production) until at least ``--hands`` hands are played, then prints the machine
 arena's resident memory (RSS) at start and end, the faults, and as its last line a JSON
 object. Target: memory growth under 50 MB, zero faults for these well-behaved bots.
 
-    python bench/soak.py [--hands 10000] [--jobs 2] [--bot-cpus any|auto|CPUS]
+    python bench/soak.py [--hands 10000] [--jobs 2] [--bot-cpus declared|any|auto|CPUS]
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hands", type=int, default=10_000)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--bot-cpus", default="any", help="where the bots run (docs/league.md)")
+    ap.add_argument("--bot-cpus", default="declared", help="where the bots run (default: declared, as mus league; docs/league.md)")
     args = ap.parse_args()
     print("machine:", json.dumps(machine()))
     start_rss = rss_mb()

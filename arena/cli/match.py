@@ -14,7 +14,7 @@ from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
 from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.referee.match import MatchConfig
-from arena.remote.manifest import ManifestError, parse_bot_spec
+from arena.remote.manifest import ManifestError, all_share_cpu, parse_bot_spec
 from arena.remote.placement import BotCpus, PlacementError
 from arena.remote.process import stop_all_bots
 
@@ -49,7 +49,7 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="any|auto|CPUS", help="Where the bots run: any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "any",
+    bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where the bots run: declared (auto if every bot's manifest says share_cpu = true, else any), any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "declared",
     spin_us: Annotated[int, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help="How long the referee polls for an answer before it sleeps, in microseconds (0: never). Faster matches with fast bots, for at most this much CPU per decision. See docs/performance.md.")] = DEFAULT_SPIN_US,
 ) -> None:
     """Play one match between bot processes and write its hand log.
@@ -60,7 +60,7 @@ def match(
     """
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
     try:
-        placement = BotCpus.parse(bot_cpus).for_slot(0)
+        cpus = BotCpus.parse(bot_cpus)
     except PlacementError as exc:
         fail(f"--bot-cpus: {exc}")
     n = rules.players
@@ -72,6 +72,7 @@ def match(
         specs = [specs[s & 1] for s in range(n)]
     if len(specs) != n:
         fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
+    placement = cpus.for_slot(0, bots_share_cpu=all_share_cpu(specs))
     mid = match_id or f"match-{seed}"
     try:
         created = not out.exists()

@@ -7,7 +7,7 @@
     matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
-    bot_cpus = "auto"            # "any" (default), "auto" or a CPU list: see arena/remote/placement.py
+    bot_cpus = "auto"            # "declared" (default), "any", "auto" or a CPU list: see arena/remote/placement.py
     spin_us = 200                # how long the referee polls for an answer before it sleeps (0: never)
 
     [rules]                      # RULES.md §12 keys (defaults otherwise)
@@ -209,11 +209,11 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
     duplicate = data.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise err("duplicate", f"must be true or false, not {duplicate!r}")
-    raw_cpus = data.get("bot_cpus", "any")
+    raw_cpus = data.get("bot_cpus", "declared")
     if isinstance(raw_cpus, int) and not isinstance(raw_cpus, bool):
         raw_cpus = str(raw_cpus)  # bot_cpus = 3: one CPU
     if not isinstance(raw_cpus, str):
-        raise err("bot_cpus", f'must be "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
+        raise err("bot_cpus", f'must be "declared", "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
     try:
         file_cpus = BotCpus.parse(raw_cpus, check=bot_cpus is None)
     except PlacementError as exc:

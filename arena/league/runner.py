@@ -28,6 +28,7 @@ from arena.league.schedule import ScheduledMatch, schedule
 from arena.league.standings import Standings, compute_standings
 from arena.referee.eventloop import check_spin_us
 from arena.referee.match import MatchConfig
+from arena.remote.manifest import all_share_cpu
 
 log = structlog.get_logger()
 
@@ -162,8 +163,9 @@ def run_league(
     stop = stop or threading.Event()
     played = 0
     jobs = max(1, jobs or config.jobs)
-    # Each running match holds a slot; with bot_cpus = "auto" the slot picks its CPU,
-    # so matches played at the same time never share one.
+    # Each running match holds a slot; when its match is pinned (bot_cpus = "auto", or
+    # "declared" with bots that share a CPU) the slot picks its CPUs, so matches played
+    # at the same time never share one.
     slots: queue.SimpleQueue[int] = queue.SimpleQueue()
     for slot in range(jobs):
         slots.put(slot)
@@ -180,7 +182,8 @@ def run_league(
         slot = slots.get()
         try:
             return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                             placement=config.bot_cpus.for_slot(slot, jobs), spin_us=config.spin_us)
+                             placement=config.bot_cpus.for_slot(slot, jobs, bots_share_cpu=all_share_cpu(specs)),
+                             spin_us=config.spin_us)
         finally:
             slots.put(slot)
 

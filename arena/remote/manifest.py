@@ -7,6 +7,7 @@ A manifest is a TOML file::
     workdir = "."                    # relative to the manifest
     inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
     run_as = "nobody"                # optional: another user (the arena must run as root)
+    share_cpu = true                 # thinks on one thread, in its own turn only (default false)
     [env]
     MUS_BOT_SEED = "1"
     [limits]                         # per bot process; 0 = no limit
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +60,12 @@ class BotManifest:
     run_as: str | None = None
     """A user (name or uid) to run the bot as: it then cannot read the arena's files nor
     touch its processes. Needs an arena running as root."""
+    share_cpu: bool = False
+    """The bot's promise that it thinks on one thread, during its own turn only, so that
+    it loses nothing sharing one CPU with the match's other bots. With the default
+    placement (``declared``), a match whose bots all promise it runs pinned (bots on one
+    CPU, the referee on another): faster on small machines. See
+    :mod:`arena.remote.placement`."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +152,14 @@ def load_spec(path: Path) -> BotSpec:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
         raise ManifestError(f"{path}: field env: must be a table of strings")
-    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "description"}
+    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "share_cpu", "description"}
     if unknown:
-        raise ManifestError(f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, run_as)")
+        raise ManifestError(
+            f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, run_as, share_cpu)"
+        )
+    share_cpu = data.get("share_cpu", False)
+    if not isinstance(share_cpu, bool):
+        raise ManifestError(f"{path}: field share_cpu: must be true or false, not {share_cpu!r}")
     raw_limits = data.get("limits", {})
     if not isinstance(raw_limits, dict):
         raise ManifestError(f"{path}: field limits: must be a table")
@@ -164,8 +177,14 @@ def load_spec(path: Path) -> BotSpec:
         raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
-        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as),
+        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), share_cpu,
     )
+
+
+def all_share_cpu(specs: Sequence[BotSpec]) -> bool:
+    """Whether every bot of a match is started by the arena and says ``share_cpu = true``:
+    the match the default placement (``declared``) pins."""
+    return bool(specs) and all(isinstance(s, BotManifest) and s.share_cpu for s in specs)
 
 
 def _remote_spec(path: Path, name: str, data: dict[str, object]) -> BotAddress:

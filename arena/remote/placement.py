@@ -11,8 +11,12 @@ kernel's default idle polling; see docs/performance.md.
 
 The settings (league files, ``--bot-cpus``):
 
+``declared`` (the default)
+    ``auto`` for a match whose bots all declare, with ``share_cpu = true`` in their
+    manifests, that they think on one thread during their own turn only; ``any`` for
+    any other match (a bot that does not say so, or a bot at an address).
 ``any``
-    The operating system places everything (the default).
+    The operating system places everything.
 ``auto``
     Each match's bots share one CPU and its referee thread runs on another (the
     arena's gRPC threads stay free). Matches played in parallel get a pair of CPUs each
@@ -26,8 +30,9 @@ a CPU list
 Pinning suits bots that think on one thread during their own turn, as most do. A bot
 that searches with several threads, or thinks during the other seats' turns, wants
 ``any`` (or a list of several CPUs): pinned with three other bots to one CPU it would
-get a quarter of it. Only processes the arena starts are placed: a bot at an address
-runs where it runs.
+get a quarter of it. Only its author knows which kind a bot is, hence ``declared``:
+the arena pins a match only when every bot in it said it may be pinned. Only processes
+the arena starts are placed: a bot at an address runs where it runs.
 
 A process started by a pinned bot inherits its CPUs. Placement uses Linux's
 ``sched_setaffinity``; elsewhere ``auto`` pins nothing and a CPU list is an error.
@@ -44,6 +49,7 @@ from typing import NamedTuple
 
 ANY = "any"
 AUTO = "auto"
+DECLARED = "declared"
 MAX_CPU = 65535
 """The largest CPU number a list may name, when it is not checked against this machine."""
 
@@ -83,14 +89,14 @@ UNPINNED = Placement()
 
 @dataclass(frozen=True)
 class BotCpus:
-    """A ``bot_cpus`` setting: ``any``, ``auto``, or a fixed set of CPUs (``cpus``)."""
+    """A ``bot_cpus`` setting: ``declared``, ``any``, ``auto``, or a fixed set of CPUs (``cpus``)."""
 
-    mode: str = ANY
+    mode: str = DECLARED
     cpus: frozenset[int] = frozenset()
 
     @classmethod
     def parse(cls, text: str, available: frozenset[int] | None = None, *, check: bool = True) -> BotCpus:
-        """``any``, ``auto`` or a CPU list (``3``, ``2-3``, ``0,2,4-7``).
+        """``declared``, ``any``, ``auto`` or a CPU list (``3``, ``2-3``, ``0,2,4-7``).
 
         A list is checked against ``available`` (default: :func:`available_cpus`);
         ``check=False`` checks only its form (a setting that another one replaces).
@@ -100,11 +106,13 @@ class BotCpus:
                 on a platform without CPU affinity.
         """
         value = text.strip().lower()
-        if value in (ANY, AUTO):
+        if value in (ANY, AUTO, DECLARED):
             return cls(value)
         # Spaces only around the separators: "0 1" is a typo, not CPU 1 or CPU 01.
         if not re.fullmatch(r"\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*", value):
-            raise PlacementError(f"bot CPUs must be 'any', 'auto' or a CPU list such as 1 or 2-3 or 0,2,4-7; not {text!r}")
+            raise PlacementError(
+                f"bot CPUs must be 'declared', 'any', 'auto' or a CPU list such as 1 or 2-3 or 0,2,4-7; not {text!r}"
+            )
         ranges: list[tuple[int, int]] = []
         for part in re.split(r"\s*,\s*", value):
             lo, _, hi = part.partition("-")
@@ -130,12 +138,19 @@ class BotCpus:
             raise PlacementError(f"bot CPUs: CPU {named} is not available to the arena (available: {_format(available)})")
         return cls("list", cpus)
 
-    def for_slot(self, slot: int, jobs: int = 1, available: frozenset[int] | None = None) -> Placement:
+    def for_slot(
+        self, slot: int, jobs: int = 1, available: frozenset[int] | None = None, *, bots_share_cpu: bool = False
+    ) -> Placement:
         """The placement of the match played in parallel slot ``slot`` (0 up to
-        ``jobs - 1``, ``jobs`` being how many matches run at once)."""
-        if self.mode == ANY:
+        ``jobs - 1``, ``jobs`` being how many matches run at once).
+
+        ``bots_share_cpu``: whether every bot of the match is a process the arena starts
+        whose manifest says ``share_cpu = true``
+        (:func:`arena.remote.manifest.all_share_cpu`); ``declared`` pins only such a match.
+        """
+        if self.mode == ANY or (self.mode == DECLARED and not bots_share_cpu):
             return UNPINNED
-        if self.mode != AUTO:
+        if self.mode not in (AUTO, DECLARED):
             return Placement(bots=self.cpus)
         if available is None:
             available = available_cpus()

@@ -207,7 +207,7 @@ def test_match_unknown_bot_path_exits_2(tmp_path: Path) -> None:
     assert not out.exists(), "nothing is created for a match that cannot start"
 
 
-@pytest.mark.parametrize(("value", "says"), [("lots", "must be 'any', 'auto' or a CPU list"), ("4095", "not available")])
+@pytest.mark.parametrize(("value", "says"), [("lots", "must be 'declared', 'any', 'auto' or a CPU list"), ("4095", "not available")])
 def test_bad_bot_cpus_exit_2_before_anything_starts(tmp_path: Path, value: str, says: str) -> None:
     out = tmp_path / "m"
     r = invoke("match", RANDOM_BOT, RANDOM_BOT, "--out", out, "--bot-cpus", value)

@@ -84,8 +84,9 @@ def league_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def league_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same league and seed, one job: its referee polls in every match (the default)."""
-    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1")
+    """The same league and seed, one job: its referee polls in every match (the default);
+    placed with --bot-cpus auto instead of the file's default (declared)."""
+    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--bot-cpus", "auto")
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +246,9 @@ def test_match_command(tmp_path: Path) -> None:
     header, *_, footer = jsonl(log)
     assert [s["bot"] for s in header["seats"]] == ["rulebot", "random"] * 2
     assert header["spin_us"] == 75
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:  # both bots say share_cpu = true: the default placement pins them
+        assert (header["bot_cpus"], header["referee_cpus"]) == ([cpus[-1]], [cpus[-2]])
     assert footer["result"]["winner_team"] == res["winner_team"]
     v = CliRunner().invoke(app, ["replay", "--verify", str(log)])
     assert v.exit_code == 0, v.output
@@ -252,6 +256,24 @@ def test_match_command(tmp_path: Path) -> None:
     again = mus("match", REPO / "bots" / "rulebot", REPO / "bots" / "random", "--out", out, "--seed", "3")
     assert again.returncode == 2 and "exists" in again.stderr
     assert log.read_bytes() == before
+
+
+def test_match_of_a_bot_that_does_not_share_a_cpu_is_not_pinned(tmp_path: Path) -> None:
+    """The default placement (declared) leaves a match to the system when one of its bots
+    does not say share_cpu = true; --bot-cpus auto pins it all the same."""
+    free = tmp_path / "free"
+    free.mkdir()
+    (free / "bot.toml").write_text(
+        f'name = "free"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\n', encoding="utf-8"
+    )
+    cpus = sorted(os.sched_getaffinity(0))
+    for extra, pinned in (((), False), (("--bot-cpus", "auto"), len(cpus) >= 2)):
+        out = tmp_path / f"m{len(extra)}"
+        r = mus("match", REPO / "bots" / "random", free, "--out", out, "--games", "1", "--target", "10", *extra)
+        assert r.returncode == 0, r.stderr
+        header = jsonl(out / "match-0.jsonl")[0]
+        expected = ([cpus[-1]], [cpus[-2]]) if pinned else (None, None)
+        assert (header["bot_cpus"], header["referee_cpus"]) == expected, extra
 
 
 # --- interruptions -----------------------------------------------------------------------------
@@ -405,9 +427,10 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
 
 
 def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> None:
-    """small.toml asks for bot_cpus = "auto": each header says where its match ran, one
-    of the placements of the league's slots (any slot: which one a match gets depends
-    on timing)."""
+    """small.toml leaves bot_cpus at its default, "declared", and its bots all say
+    share_cpu = true, so league_a's matches are placed as league_b's (--bot-cpus auto):
+    each header says where its match ran, one of the placements of the league's slots
+    (any slot: which one a match gets depends on timing)."""
     from arena.remote.placement import BotCpus
 
     auto = BotCpus.parse("auto")
@@ -421,7 +444,8 @@ def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> No
     if len(cpus) >= 2:  # one job: the bots on the last CPU, the referee on the one before
         header = jsonl(next((league_b / "logs").iterdir()))[0]
         assert (header["bot_cpus"], header["referee_cpus"]) == ([cpus[-1]], [cpus[-2]])
-    assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "auto"
+    assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "declared"
+    assert json.loads((league_b / "league.json").read_text())["bot_cpus"] == "auto"
 
 
 def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -> None:
@@ -436,7 +460,8 @@ def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -
 
 
 def test_spin_us_in_the_file_and_its_override(tmp_path: Path) -> None:
-    text = SMALL.read_text(encoding="utf-8").replace('bot_cpus = "auto"', "spin_us = 50")
+    text = SMALL.read_text(encoding="utf-8").replace("jobs = 2", "jobs = 2\nspin_us = 50")
+    assert "spin_us = 50" in text
     path = tmp_path / "spin.toml"
     path.write_text(text.replace('"../../../', f'"{REPO}/'), encoding="utf-8")
     assert load_league(path).spin_us == 50

@@ -24,6 +24,7 @@ two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="pinning to one CPU of one p
     [
         ("any", "any", frozenset()),
         (" AUTO ", "auto", frozenset()),
+        ("declared", "declared", frozenset()),
         ("1", "list", frozenset({1})),
         ("2-4", "list", frozenset({2, 3, 4})),
         ("0, 2,4-5", "list", frozenset({0, 2, 4, 5})),
@@ -39,11 +40,11 @@ def test_settings_parse(text: str, mode: str, cpus: frozenset[int]) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "must be 'any', 'auto' or a CPU list"),
-        ("all", "must be 'any', 'auto' or a CPU list"),
-        ("1,,2", "must be 'any', 'auto' or a CPU list"),
-        ("-1", "must be 'any', 'auto' or a CPU list"),
-        ("0 1", "must be 'any', 'auto' or a CPU list"),  # a typo, not CPU 1 or 01
+        ("", "must be 'declared', 'any', 'auto' or a CPU list"),
+        ("all", "must be 'declared', 'any', 'auto' or a CPU list"),
+        ("1,,2", "must be 'declared', 'any', 'auto' or a CPU list"),
+        ("-1", "must be 'declared', 'any', 'auto' or a CPU list"),
+        ("0 1", "must be 'declared', 'any', 'auto' or a CPU list"),  # a typo, not CPU 1 or 01
         ("4-2", "the range 4-2 is backwards"),
         ("7-9", "CPU 8-9 is not available to the arena (available: 0-7)"),
         ("3,9", "CPU 9 is not available"),
@@ -65,9 +66,10 @@ def test_a_cpu_list_needs_cpu_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_settings_print_as_written() -> None:
-    assert [str(BotCpus.parse(t, frozenset(range(8)))) for t in ("any", "auto", "0,1,2,5", "6-7,3")] == [
-        "any", "auto", "0-2,5", "3,6-7",
+    assert [str(BotCpus.parse(t, frozenset(range(8)))) for t in ("declared", "any", "auto", "0,1,2,5", "6-7,3")] == [
+        "declared", "any", "auto", "0-2,5", "3,6-7",
     ]
+    assert str(BotCpus()) == "declared"  # the default
 
 
 def one(*cpus: int) -> frozenset[int]:
@@ -89,6 +91,55 @@ def test_auto_gives_each_match_a_bot_cpu_and_a_referee_cpu() -> None:
     assert auto.for_slot(0, 1, one(0)) == Placement()  # one CPU: nothing to separate
     assert BotCpus.parse("any").for_slot(3, 4, four) == Placement()
     assert BotCpus.parse("1-2", four).for_slot(3, 4, four) == Placement(one(1, 2), None)
+
+
+def test_declared_pins_only_a_match_whose_bots_all_share_a_cpu() -> None:
+    """``declared`` (the default) places a match as ``auto`` does when its bots all
+    declare ``share_cpu``, and leaves any other match to the system."""
+    declared, auto = BotCpus(), BotCpus.parse("auto")
+    for cpus in (frozenset({0, 1, 2, 3}), one(0, 1), one(0)):
+        for jobs in (1, 2, 3):
+            for slot in range(jobs):
+                assert declared.for_slot(slot, jobs, cpus, bots_share_cpu=True) == auto.for_slot(slot, jobs, cpus)
+                assert declared.for_slot(slot, jobs, cpus, bots_share_cpu=False) == Placement()
+    assert declared.for_slot(0, 1, one(0, 1), bots_share_cpu=True) == Placement(one(1), one(0))
+    # The other settings do not ask the bots.
+    assert auto.for_slot(0, 1, one(0, 1), bots_share_cpu=False) == Placement(one(1), one(0))
+    assert BotCpus.parse("any").for_slot(0, 1, one(0, 1), bots_share_cpu=True) == Placement()
+
+
+def _manifest(folder: Path, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.toml").write_text(f'name = "b"\ncommand = ["python", "bot.py"]\n{extra}\n', encoding="utf-8")
+    return folder
+
+
+def test_share_cpu_in_a_manifest(tmp_path: Path) -> None:
+    from arena.remote.manifest import BotAddress, ManifestError, all_share_cpu, load_manifest
+
+    shares = load_manifest(_manifest(tmp_path / "shares", "share_cpu = true"))
+    silent = load_manifest(_manifest(tmp_path / "silent"))
+    says_no = load_manifest(_manifest(tmp_path / "no", "share_cpu = false"))
+    assert (shares.share_cpu, silent.share_cpu, says_no.share_cpu) == (True, False, False)
+    assert all_share_cpu([shares] * 4)
+    assert not all_share_cpu([shares, shares, shares, silent])
+    assert not all_share_cpu([shares, says_no] * 2)
+    # A bot at an address runs where it runs: its match is not pinned.
+    assert not all_share_cpu([shares, shares, shares, BotAddress("far", "127.0.0.1:1")])
+    assert not all_share_cpu([])
+    for bad in ('share_cpu = "yes"', "share_cpu = 1"):
+        with pytest.raises(ManifestError, match="field share_cpu: must be true or false"):
+            load_manifest(_manifest(tmp_path / "bad", bad))
+
+
+def test_the_bundled_bots_share_a_cpu() -> None:
+    """They think on one thread in their own turn, and say so: the default placement pins
+    their matches (the demo league's and the protocol benchmark's)."""
+    from arena.remote.manifest import load_manifest
+
+    repo = Path(__file__).resolve().parents[2]
+    for folder in ("bots/random", "bots/rulebot", "bots/cpp", "bots/js", "bench/bots/trivial"):
+        assert load_manifest(repo / folder).share_cpu, folder
 
 
 @two_cpus
