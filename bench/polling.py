@@ -1,17 +1,22 @@
-"""The referee's polling window, A/B: the same match with several ``--spin-us`` values.
+"""The referee's waiting, A/B: its polling window (``--spin-us``) and preparing ahead.
 
 Starts four trivial SDK bots once, then plays the same match (same seed) with each
-window in turn, round after round, so that each round compares the windows under the
-same load of this shared machine. Prints the machine, each window's rates and the
-arena's CPU time per decision, each window's paired ratios to the first window, and as
-its last line a JSON object with the medians.
+variant in turn, round after round, so that each round compares the variants under the
+same load of this shared machine. The variants are the polling windows given, each
+with the referee preparing the next request ahead (the default) or not, or both
+(``--prepare-ahead both``: see arena/referee/match.py). Prints the machine, each
+variant's rates and the arena's CPU time per decision, each variant's paired ratios to
+the first, and as its last line a JSON object with the medians.
 
-    python bench/polling.py [--spin-us 0 200] [--rounds 6] [--games 20] [--bot-cpus any|auto]
+    python bench/polling.py [--spin-us 0 200] [--prepare-ahead on|off|both] [--rounds 6] [--games 20]
+                            [--bot-cpus any|auto]
+    python bench/polling.py --spin-us 200 --prepare-ahead both --bot-cpus auto   # preparing ahead alone
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -37,7 +42,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spin-us", type=spin_us_arg, nargs="+", default=[0, 200], metavar="US",
                     help="windows to compare; the first is the reference (default: 0 200)")
-    ap.add_argument("--rounds", type=int, default=6, help="rounds; each plays the match once per window")
+    ap.add_argument("--prepare-ahead", choices=["on", "off", "both"], default="on",
+                    help="whether the referee prepares the next request while a bot thinks (default on, as mus match)")
+    ap.add_argument("--rounds", type=int, default=6, help="rounds; each plays the match once per variant")
     ap.add_argument("--games", type=int, default=20, help="games_to_win of the match")
     ap.add_argument("--bot-cpus", default="any", help="placement of the bots and the referee (docs/league.md)")
     args = ap.parse_args()
@@ -46,9 +53,13 @@ def main() -> None:
     except PlacementError as exc:
         ap.error(f"--bot-cpus: {exc}")
     print("machine:", json.dumps({**machine(), "process_cpus": PROCESS_CPUS}))
-    windows = list(dict.fromkeys(args.spin_us))
-    rates: dict[int, list[float]] = {w: [] for w in windows}
-    cpu: dict[int, list[float]] = {w: [] for w in windows}
+    ahead = {"on": [True], "off": [False], "both": [False, True]}[args.prepare_ahead]
+    variants = {
+        (f"{w} us" if len(ahead) == 1 else f"{w} us, ahead {'on' if a else 'off'}"): (w, a)
+        for w in dict.fromkeys(args.spin_us) for a in ahead
+    }
+    rates: dict[str, list[float]] = {v: [] for v in variants}
+    cpu: dict[str, list[float]] = {v: [] for v in variants}
     with tempfile.TemporaryDirectory() as tmp:
         manifest = load_manifest(HERE / "bots" / "trivial")
         bots = [RemoteBot(manifest, Path(tmp), f"seat{i}", cpus=placement.bots) for i in range(4)]
@@ -58,31 +69,31 @@ def main() -> None:
             play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=2, match_id="warmup"))
             config = MatchConfig(rules=Rules(games_to_win=args.games), seed=1, decision_ms=5000, time_bank_ms=600_000)
             for r in range(args.rounds):
-                for w in windows:
+                for v, (w, a) in variants.items():
                     with pinned_thread(placement.referee):
                         c0, t0 = time.process_time(), time.perf_counter()
-                        result = play_match(bots, config, spin_us=w)
+                        result = play_match(bots, dataclasses.replace(config, prepare_ahead=a), spin_us=w)
                         dt, dc = time.perf_counter() - t0, time.process_time() - c0
                     if result.faults:
                         raise SystemExit(f"faults in the benchmark match: {result.faults[:3]}")
                     n = sum(s.decisions for s in result.seats)
-                    rates[w].append(n / dt)
-                    cpu[w].append(dc / n * 1e6)
-                print(f"round {r + 1}: " + ", ".join(f"{w} us {rates[w][-1]:,.0f}/s" for w in windows), flush=True)
+                    rates[v].append(n / dt)
+                    cpu[v].append(dc / n * 1e6)
+                print(f"round {r + 1}: " + ", ".join(f"{v} {rates[v][-1]:,.0f}/s" for v in variants), flush=True)
         finally:
             for b in bots:
                 b.close()
-    ref = windows[0]
-    out: dict[str, object] = {"bench": "polling", "bot_cpus": args.bot_cpus, "rounds": args.rounds, "windows": {}}
-    for w in windows:
-        pairs = [b / a for a, b in zip(rates[ref], rates[w], strict=True)]
-        print(f"{w:>5} us: {statistics.median(rates[w]):,.0f} decisions/s, arena CPU "
-              f"{statistics.median(cpu[w]):.0f} us/decision, paired ratios to {ref} us: "
+    ref = next(iter(variants))
+    out: dict[str, object] = {"bench": "polling", "bot_cpus": args.bot_cpus, "rounds": args.rounds, "variants": {}}
+    for v in variants:
+        pairs = [b / a for a, b in zip(rates[ref], rates[v], strict=True)]
+        print(f"{v:>20}: {statistics.median(rates[v]):,.0f} decisions/s, arena CPU "
+              f"{statistics.median(cpu[v]):.0f} us/decision, paired ratios to {ref}: "
               + " ".join(f"{p:.2f}" for p in pairs))
-        out["windows"][str(w)] = {  # type: ignore[index]
-            "decisions_per_s": round(statistics.median(rates[w])),
-            "arena_cpu_us_per_decision": round(statistics.median(cpu[w])),
-            f"paired_ratio_to_{ref}us": round(statistics.median(pairs), 3),
+        out["variants"][v] = {  # type: ignore[index]
+            "decisions_per_s": round(statistics.median(rates[v])),
+            "arena_cpu_us_per_decision": round(statistics.median(cpu[v])),
+            "paired_ratio_to_first": round(statistics.median(pairs), 3),
         }
     print(json.dumps(out))
 

@@ -20,6 +20,8 @@ Measures in one run:
 * ``decisions_per_s_bot_cpus_any``, ``baseline_msgs_per_s_bot_cpus_any``,
   ``ratio_bot_cpus_any``: the same with everything placed by the system
   (``--bot-cpus any``, what bots that do not say ``share_cpu`` get);
+* ``prepared_ahead``: the share of that match's decisions whose request the referee
+  had prepared while the previous seat thought (see arena/referee/match.py);
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request, placed as the match: everything but the referee.
 
@@ -65,7 +67,9 @@ TRIVIAL = HERE / "bots" / "trivial"
 
 def decisions_per_s(
     games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US
-) -> tuple[float, int, float]:
+) -> tuple[float, int, float, float]:
+    """Decisions per second of one match, its decisions, its seconds, and the share of
+    its decisions whose request was prepared ahead."""
     manifest = load_manifest(TRIVIAL)
     bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots) for i in range(4)]
     try:
@@ -85,7 +89,7 @@ def decisions_per_s(
     n = sum(s.decisions for s in result.seats)
     if result.faults:
         raise SystemExit(f"faults in the benchmark match: {result.faults[:3]}")
-    return n / dt, n, dt
+    return n / dt, n, dt, sum(b.prepared_used for b in bots) / n
 
 
 def baseline(
@@ -165,13 +169,15 @@ def run(args: argparse.Namespace) -> None:
     bases: list[dict[int, float]] = []
     free_bases: list[dict[int, float]] = []
     ceilings: list[float] = []
+    prepared: list[float] = []
     n = 0
     # Interleaved rounds: on a shared machine the load drifts, and medians of
     # interleaved measurements compare like with like.
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            rate, n, dt = decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us)
+            rate, n, dt, share = decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us)
         rates.append(rate)
+        prepared.append(share)
         with tempfile.TemporaryDirectory() as tmp:
             free.append(decisions_per_s(args.games, args.seed, Path(tmp), UNPINNED, args.spin_us)[0])
         bases.append(baseline(args.seconds, default, args.spin_us, plain_first=r % 2 == 1))
@@ -204,6 +210,7 @@ def run(args: argparse.Namespace) -> None:
         "baseline_msgs_per_s_bot_cpus_any": round(statistics.median(max(b.values()) for b in free_bases)),
         "ratio_bot_cpus_any": _ratio(free, free_bases),
         "baseline_msgs_per_s_bot_cpus_any_by_loop": _by_loop(free_bases),
+        "prepared_ahead": round(statistics.median(prepared), 3),
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,

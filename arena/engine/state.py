@@ -290,9 +290,7 @@ class MusState:
 
     def clone(self) -> MusState:
         """An independent copy (for search); the random streams are copied too."""
-        other = MusState.__new__(MusState)
-        for name in MusState.__slots__:
-            setattr(other, name, getattr(self, name))
+        other = self._copy()
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
         if self._reshuffle_rng is not None:
@@ -301,6 +299,33 @@ class MusState:
         if self._sig_rng is not None:
             other._sig_rng = random.Random()
             other._sig_rng.setstate(self._sig_rng.getstate())
+        return other
+
+    def what_if(self, action: Action) -> MusState | None:
+        """The state after ``action``, this one left unchanged; None when ``action`` is
+        not legal or applying it would draw from the random streams (it ends the hand,
+        so a new deal follows, or a replacement needs a reshuffle).
+
+        Cheaper than :meth:`clone` then :meth:`apply` (~10 µs against ~30): the random
+        streams are not copied but shared, which is safe because the action did not
+        draw from them. So carry on with one of the two states, never with both: the
+        referee prepares the next request this way while a bot thinks, and keeps the
+        result only if the bot's answer is ``action``.
+        """
+        other = self._copy()
+        other._rng = other._reshuffle_rng = other._sig_rng = _NO_RANDOM
+        try:
+            other.apply(action)
+        except (_RandomNeeded, IllegalActionError, InvalidActionError):
+            return None
+        other._rng, other._reshuffle_rng, other._sig_rng = self._rng, self._reshuffle_rng, self._sig_rng
+        return other
+
+    def _copy(self) -> MusState:
+        """A copy sharing nothing mutable with this state but its random streams."""
+        other = MusState.__new__(MusState)
+        for name in MusState.__slots__:
+            setattr(other, name, getattr(self, name))
         other.scores = self.scores[:]
         other.games = self.games[:]
         other.vacas = self.vacas[:]
@@ -976,6 +1001,22 @@ class MusState:
                     mask |= 1 << q
         self.sig_vis[len(self.history)] = mask
         self.history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
+
+
+class _RandomNeeded(Exception):
+    """Raised by :data:`_NO_RANDOM`: a :meth:`MusState.what_if` that would draw."""
+
+
+class _NoRandom:
+    """Stands in for the random streams of a :meth:`MusState.what_if` copy: any draw
+    (a deal, a reshuffle, a seña's interception) aborts it, and it is never None, so a
+    stream created on first use is not created either."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise _RandomNeeded(name)
+
+
+_NO_RANDOM: Any = _NoRandom()
 
 
 def _shuffle(cards: list[Any], rand: Callable[[], float]) -> None:

@@ -4,6 +4,22 @@
 measures the time, validates the answer through the engine, and on any fault plays the
 safe default of :mod:`arena.referee.policy`. It never raises because of a player;
 every finished hand is handed to ``on_hand`` (the hand log) as soon as it is over.
+
+Preparing ahead (``MatchConfig.prepare_ahead``, on by default). A match is a chain of
+round trips, and between a bot's answer and the next request the referee applies the
+answer, builds the next seat's view and encodes its request: with light bots, a fifth
+of each decision's time (docs/performance.md). So while a bot thinks, the referee does
+that work for the answer the seat is expected to give (the one it gave last time in the
+same situation, the same legal actions) on a copy of the state
+(:meth:`~arena.engine.MusState.what_if`), and has the next player build the request
+(:class:`~arena.referee.player.PreparingPlayer`). If that answer comes, with no fault
+and no seña, the copy becomes the match's state and the prepared request goes out at
+once; any other answer is applied as usual and the preparation is dropped. Nothing is
+prepared across a hand's end (the deal draws from the random streams, and the hand end
+is sent first), nor when the same seat acts next (its time bank is still running). The
+match is the same either way, request for request (a test plays both); only the time
+differs. The work happens while the referee would otherwise wait, and is counted in a
+decision's time only when the answer arrives before it is done (tens of microseconds).
 """
 
 from __future__ import annotations
@@ -21,6 +37,7 @@ from arena.engine import (
     IllegalSignalError,
     MusState,
     Rules,
+    SeatView,
     format_cards,
 )
 from arena.engine.actions import format_legal
@@ -55,6 +72,9 @@ class MatchConfig:
     first_dealer: int | None = None
     max_hands: int = 10_000
     """Guard against matches that never end (random bets can go on for long)."""
+    prepare_ahead: bool = True
+    """Build the next request while a bot thinks, for the answer it is expected to give
+    (see "Preparing ahead" in the module docstring); it never changes what happens."""
 
 
 @dataclass
@@ -177,6 +197,21 @@ async def play_match_async(
     steps: list[dict[str, Any]] = []
     deal = _deal_record(state)
     decision_s = config.decision_ms / 1000.0
+    # Preparing ahead: which players can build a request ahead, what each seat answered
+    # last in each situation, and what was prepared for the next decision.
+    preparing = [config.prepare_ahead and callable(getattr(p, "prepare", None)) for p in players]
+    expected: list[dict[int, tuple[Any, Action]]] = [{} for _ in range(n)]
+    ahead: _Ahead | None = None
+    ready: _Ahead | None = None  # prepared for this decision, and its answer came
+
+    def prepare_next() -> None:
+        """Run while the seat to act thinks: build the next request for its expected answer."""
+        nonlocal ahead
+        try:
+            ahead = _prepare_ahead(state, seat, view, request_id, expected[seat], players, preparing, bank, decision_s)
+        except Exception:  # never let the referee's own work for later hurt the decision
+            ahead = None
+
     while not state.is_terminal:
         if state.hand_no >= config.max_hands:
             detail = f"stopped after {config.max_hands} hands"
@@ -184,15 +219,25 @@ async def play_match_async(
         seat = state.to_act
         assert seat is not None
         request_id += 1
-        view = state.view(seat)
-        timing = DecisionTiming(min(decision_s, max(bank[seat], 0.0)), bank[seat])
+        if ready is not None:
+            view, timing = ready.view, ready.timing
+        else:
+            view = state.view(seat)
+            timing = DecisionTiming(min(decision_s, max(bank[seat], 0.0)), bank[seat])
+        ahead = None
         fault: FaultRecord | None = None
         sena_text: str | None = None
         t0 = clock()
         try:
             if timing.deadline_s <= 0:
                 raise BotFault(FaultKind.TIMEOUT, "time bank exhausted")
-            decision = players[seat].decide(view, request_id, timing)
+            if preparing[seat]:
+                decision = players[seat].decide(  # type: ignore[call-arg]
+                    view, request_id, timing,
+                    prepared=ready.request if ready is not None else None, while_waiting=prepare_next,
+                )
+            else:
+                decision = players[seat].decide(view, request_id, timing)
             if inspect.isawaitable(decision):
                 decision = await decision
             elapsed = clock() - t0
@@ -214,6 +259,7 @@ async def play_match_async(
         except Exception as exc:  # a bug in a player adapter must not stop the match
             action = default_action(state)
             fault = _fault(state, seat, FaultKind.BOT_ERROR, f"{type(exc).__name__}: {exc}", request_id)
+        ready = None
         elapsed = clock() - t0
         bank[seat] -= elapsed
         st = stats[seat]
@@ -221,10 +267,19 @@ async def play_match_async(
         st.time_used_s += elapsed
         st.max_decision_s = max(st.max_decision_s, elapsed)
         hands_before = len(state.hand_results)
-        try:
-            state.apply(action)
-        except IllegalActionError as exc:  # pragma: no cover - the default is always legal
-            raise AssertionError(f"referee default action illegal: {exc}") from exc
+        if fault is None:
+            seen = expected[seat]
+            if len(seen) >= 1024:  # discard sets hold the cards: a new tuple each time
+                seen.clear()
+            seen[id(view.legal_actions)] = (view.legal_actions, action)
+        if ahead is not None and fault is None and sena_text is None and action == ahead.action:
+            # The answer that was expected: the next state and request are ready.
+            state, ready = ahead.state, ahead
+        else:
+            try:
+                state.apply(action)
+            except IllegalActionError as exc:  # pragma: no cover - the default is always legal
+                raise AssertionError(f"referee default action illegal: {exc}") from exc
         step: dict[str, Any] = {"seat": seat, "id": request_id, "action": str(action), "ms": round(elapsed * 1000, 3)}
         if sena_text:
             step["sena"] = sena_text
@@ -268,6 +323,51 @@ async def play_match_async(
     )
     await _notify(players, "end_match", MatchEndInfo(winner, games, reason, detail), notify_error)
     return result_obj
+
+
+@dataclass(frozen=True, slots=True)
+class _Ahead:
+    """The next decision, prepared while a seat thought, for the answer it was expected
+    to give: the state after that answer, the next seat's view and timing, and the
+    request its player built."""
+
+    action: Action
+    state: MusState
+    view: SeatView
+    timing: DecisionTiming
+    request: object
+
+
+def _prepare_ahead(
+    state: MusState,
+    seat: int,
+    view: SeatView,
+    request_id: int,
+    expected: dict[int, tuple[Any, Action]],
+    players: Sequence[Player],
+    preparing: list[bool],
+    bank: list[float],
+    decision_s: float,
+) -> _Ahead | None:
+    """The next decision if ``seat`` answers as it did last time in the same situation
+    (the same legal actions), or None when there is nothing to prepare: no such answer
+    yet, the answer ends the hand (a deal follows, and the hand's end is sent first) or
+    the match, the same seat acts next (its time bank is still running), or the next
+    player cannot build a request ahead."""
+    hit = expected.get(id(view.legal_actions))
+    if hit is None or hit[0] is not view.legal_actions:
+        return None
+    action = hit[1]
+    after = state.what_if(action)
+    if after is None or after.is_terminal or len(after.hand_results) != len(state.hand_results):
+        return None
+    nxt = after.to_act
+    if nxt is None or nxt == seat or not preparing[nxt]:
+        return None
+    next_view = after.view(nxt)
+    timing = DecisionTiming(min(decision_s, max(bank[nxt], 0.0)), bank[nxt])
+    request = players[nxt].prepare(next_view, request_id + 1, timing)  # type: ignore[attr-defined]
+    return _Ahead(action, after, next_view, timing, request)
 
 
 def _fault(state: MusState, seat: int, kind: FaultKind, detail: str, request_id: int) -> FaultRecord:

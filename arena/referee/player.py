@@ -8,6 +8,7 @@ referee never imports transports; they satisfy this protocol structurally.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -99,6 +100,32 @@ class Player(Protocol):
 
     def end_match(self, info: MatchEndInfo) -> None:
         """Called once when the match is over."""
+
+
+class PreparingPlayer(Player, Protocol):
+    """A player whose requests cost the referee time to build (a bot over gRPC): the
+    referee may build one ahead, while another seat thinks (see
+    :mod:`arena.referee.match`, "Preparing ahead")."""
+
+    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
+        """Build the request for a decision that may come next; the referee passes the
+        result to :meth:`decide` as ``prepared`` if that decision does come, with these
+        very arguments, and never passes it otherwise (the player then forgets it)."""
+        ...
+
+    def decide(  # type: ignore[override]
+        self,
+        view: SeatView,
+        request_id: int,
+        timing: DecisionTiming,
+        *,
+        prepared: object | None = None,
+        while_waiting: Callable[[], None] | None = None,
+    ) -> Decision:
+        """As :meth:`Player.decide`; ``prepared``: what :meth:`prepare` returned for this
+        decision; ``while_waiting``: called once, after the request is sent, if no
+        answer is there yet (the referee's own work for later: it must not raise)."""
+        ...
 
 
 @dataclass

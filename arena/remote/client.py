@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,10 @@ class RemoteBot:
         self._rules_pb = wire.rules_to_pb(Rules())
         self._rules_field = wire.rules_field(self._rules_pb)
         self._events = wire.EventCache()
+        self._unused: Any = None
+        """The history cache as it was before a prepared request that is not used yet."""
+        self.prepared_used = 0
+        """Decisions whose request the referee built ahead (a count for benchmarks)."""
         self._games = [0, 0]
         self._late_ok: set[int] = set()
         # The decision deadline's watchdog (see _watch): one timer per deadline period
@@ -318,14 +323,42 @@ class RemoteBot:
         )
         await self._write(msg, 5.0)
 
-    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
-        """Send the decision request; wait for its answer until the deadline."""
-        if self._stream_dead is not None or self._recv is None or self._loop is None:
-            raise BotFault(FaultKind.CRASH, self._crash_detail())
-        data = wire.decision_request_bytes(
+    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
+        """The encoded request for a decision that may come next (see
+        :class:`~arena.referee.player.PreparingPlayer`)."""
+        if self._unused is not None:  # an earlier one that was not used
+            self._events.reset(self._unused)
+        self._unused = self._events.mark()
+        return self._encode(view, request_id, timing)
+
+    def _encode(self, view: SeatView, request_id: int, timing: DecisionTiming) -> bytes:
+        return wire.decision_request_bytes(
             view, request_id, self._match_id, int(timing.deadline_s * 1000),
             int(timing.bank_left_s * 1000), self._rules_field, self._events,
         )
+
+    async def decide(
+        self,
+        view: SeatView,
+        request_id: int,
+        timing: DecisionTiming,
+        *,
+        prepared: object | None = None,
+        while_waiting: Callable[[], None] | None = None,
+    ) -> Decision:
+        """Send the decision request (``prepared``, if the referee built it ahead with
+        :meth:`prepare`); run ``while_waiting`` if the answer is not there yet; wait for
+        the answer until the deadline."""
+        if self._stream_dead is not None or self._recv is None or self._loop is None:
+            raise BotFault(FaultKind.CRASH, self._crash_detail())
+        if isinstance(prepared, bytes):
+            data = prepared
+            self.prepared_used += 1
+        else:
+            if self._unused is not None:  # built for an answer that did not come
+                self._events.reset(self._unused)
+            data = self._encode(view, request_id, timing)
+        self._unused = None
         recv = self._recv
         inbox = recv.items
         # One deadline covers the write (a bot that stopped reading blocks it: the
@@ -344,6 +377,8 @@ class RemoteBot:
                 raise
             except Exception as exc:
                 self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
+            if while_waiting is not None and not inbox:
+                while_waiting()
             while True:
                 response = inbox.popleft() if inbox else await recv.get()
                 decision = self._check_response(response, request_id)

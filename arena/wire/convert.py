@@ -222,6 +222,17 @@ class EventCache:
         self._history = history
         return self._history_bytes
 
+    def mark(self) -> tuple[tuple[Event, ...], bytes]:
+        """The history kept now, for :meth:`reset` (the other encodings are kept by
+        value, so a request built in between cannot make them wrong)."""
+        return self._history, self._history_bytes
+
+    def reset(self, mark: tuple[tuple[Event, ...], bytes]) -> None:
+        """Keep the history of ``mark`` again: a request was built for a history that did
+        not happen (the referee prepared it for another answer), and the next request
+        appends to the one before it."""
+        self._history, self._history_bytes = mark
+
     def head_fields(self, view: SeatView, match_id: str, vacas: tuple[int, int]) -> bytes:
         """The fields that stay the same for a seat through a hand (until a deje
         changes the scores): seat, mano, dealer, scores, match, game, hand, games and

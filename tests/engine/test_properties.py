@@ -200,3 +200,55 @@ def test_clone_is_independent(seed: int) -> None:
     while not state.is_terminal:
         state.apply(random_action(r2, state.legal_actions()))
     assert state.hand_results == twin.hand_results
+
+
+def _observable(state: MusState) -> tuple[object, ...]:
+    """Everything a referee or a seat can read of a state."""
+    return (
+        [state.view(s) for s in range(state.rules.players)], list(state.scores), list(state.stock),
+        list(state.hand_results), state.to_act, state.is_terminal, state.history_events,
+    )
+
+
+def _streams(state: MusState) -> tuple[object, ...]:
+    reshuffle = state._reshuffle_rng
+    return state._rng.getstate(), None if reshuffle is None else reshuffle.getstate()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, rules=st.sampled_from(RULESETS), swap=st.integers(0, 3))
+def test_what_if_is_apply_on_a_copy(seed: int, rules: Rules, swap: int) -> None:
+    """``what_if(a)`` leaves the state untouched and gives what ``apply(a)`` gives; it is
+    None exactly when applying draws from the random streams (a deal, a reshuffle); and
+    a match that carries on with its results (every ``swap``-th time) plays identically."""
+    state = MusState.new(rules, seed=seed)
+    twin = MusState.new(rules, seed=seed)  # applies only
+    rng = random.Random(seed)
+    steps = hits = 0
+    while not state.is_terminal:
+        action = random_action(rng, state.legal_actions())
+        before, streams = _observable(state), _streams(state)
+        guess = state.what_if(action)
+        assert _observable(state) == before and _streams(state) == streams
+        twin.apply(action)
+        if guess is None:
+            state.apply(action)
+            assert _streams(state) != streams, f"step {steps}: None without a draw"
+        else:
+            hits += 1
+            assert _observable(guess) == _observable(twin) and _streams(guess) == streams
+            if swap and steps % (swap + 1) == 0:
+                state = guess  # carry on with the copy, as the referee does on a hit
+            else:
+                state.apply(action)
+        assert _observable(state) == _observable(twin)
+        steps += 1
+    assert state.hand_results == twin.hand_results
+    assert hits > steps // 2  # most actions draw nothing
+
+
+def test_what_if_of_an_illegal_action_is_none() -> None:
+    state = MusState.new(Rules(), seed=4)
+    illegal = QUIERO if QUIERO not in state.legal_actions() else ORDAGO
+    assert not state.is_legal(illegal)
+    assert state.what_if(illegal) is None

@@ -1,0 +1,149 @@
+"""Preparing ahead (arena/referee/match.py): while a seat thinks, the referee builds the
+next request for the answer the seat gave last time in the same situation, and uses it
+only when that answer comes. It must never change what happens in a match."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from remote_helpers import RANDOM_BOT, TRIVIAL_BOT, close_all, config, play
+
+from arena.engine import PASO, Action, Rules, SeatView, SignalMode
+from arena.handlog import untimed
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
+
+REPO = Path(__file__).resolve().parents[2]
+RULEBOT = REPO / "bots" / "rulebot"
+
+
+class Preparing:
+    """An in-process player with ``prepare``: answers as a seeded policy (mostly the
+    passive answer, sometimes another legal one, a seña or a fault), and checks that
+    whatever the referee prepared for it is what it would have asked for itself."""
+
+    def __init__(self, seat: int, seed: int) -> None:
+        self.name = f"p{seat}"
+        self.rng = random.Random(seed * 10 + seat)
+        self.prepared: dict[int, tuple[SeatView, float, float]] = {}
+        self.used = self.prepares = self.waits = 0
+        self.seen: list[SeatView] = []
+
+    def start_match(self, info: Any) -> None:
+        self.prepared.clear()
+
+    def hand_end(self, result: Any) -> None:
+        pass
+
+    def end_match(self, info: Any) -> None:
+        pass
+
+    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
+        self.prepares += 1
+        self.prepared[request_id] = (view, timing.deadline_s, timing.bank_left_s)
+        return ("prepared", request_id)
+
+    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming, *,
+                     prepared: object | None = None, while_waiting: Any = None) -> Decision:
+        self.seen.append(view)
+        if prepared is not None:
+            assert prepared == ("prepared", request_id)
+            # Built ahead for exactly this decision: the same view and timing.
+            assert self.prepared.pop(request_id) == (view, timing.deadline_s, timing.bank_left_s)
+            self.used += 1
+        await asyncio.sleep(0)  # the request is out
+        if while_waiting is not None:
+            self.waits += 1
+            while_waiting()
+        draw = self.rng.random()
+        if draw < 0.03:
+            raise BotFault(FaultKind.MALFORMED, "a test fault")
+        legal = view.legal_actions
+        passive = [a for a in legal if isinstance(a, Action) and a.kind.name in ("NO_MUS", "PASO", "NO_QUIERO")]
+        if passive and draw < 0.8:
+            action = passive[0]
+        else:
+            action = self.rng.choice([a for a in legal if isinstance(a, Action)] or [PASO])
+        sena = view.legal_senas[0] if view.legal_senas and draw > 0.95 else None
+        return Decision(action, sena)
+
+
+def _match(prepare_ahead: bool, seed: int, rules: Rules) -> tuple[list[dict[str, Any]], list[Preparing], Any]:
+    players = [Preparing(s, seed) for s in range(4)]
+    hands: list[dict[str, Any]] = []
+    cfg = MatchConfig(rules=rules, seed=seed, max_faults=0, prepare_ahead=prepare_ahead)
+    result = play_match(players, cfg, on_hand=hands.append, spin_us=0)
+    return hands, players, result
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("rules", [Rules(games_to_win=3), Rules(games_to_win=3, signals=SignalMode.PARTNER_WITH_INTERCEPTION)])
+def test_preparing_ahead_changes_nothing(seed: int, rules: Rules) -> None:
+    """The same seeds and players give the same hands, steps, faults and result with and
+    without it; some prepared requests were used and others not, and each one used was
+    exactly the request of its decision (checked by the player)."""
+    off, off_players, off_result = _match(False, seed, rules)
+    on, on_players, on_result = _match(True, seed, rules)
+    assert untimed(on) == untimed(off)
+    # What each seat was shown (its cards, the history with its señas, the legal actions).
+    assert [p.seen for p in on_players] == [p.seen for p in off_players]
+    assert on_result.to_json()["faults"] == off_result.to_json()["faults"]
+    assert (on_result.winner_team, on_result.games_won, on_result.stones) == (
+        off_result.winner_team, off_result.games_won, off_result.stones)
+    assert sum(p.used for p in off_players) == sum(p.waits for p in off_players) == 0  # off: never asked
+    used, prepares = sum(p.used for p in on_players), sum(p.prepares for p in on_players)
+    assert 0 < used < prepares  # some prepared requests were used, others not (another answer came)
+
+
+def test_a_player_without_prepare_is_asked_as_before() -> None:
+    """A plain player's decide never receives the extra arguments."""
+    from arena.players.local import RandomPlayer
+
+    result = play_match([RandomPlayer(seed=s) for s in range(4)], MatchConfig(rules=Rules(games_to_win=1), seed=5))
+    assert result.reason == "completed"
+
+
+def test_a_failing_preparation_does_not_touch_the_decision() -> None:
+    """A player whose prepare raises: the referee drops the preparation; the match is as
+    it would be without any."""
+
+    class Failing(Preparing):
+        def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
+            raise RuntimeError("cannot build")
+
+    rules = Rules(games_to_win=1)
+    hands: list[dict[str, Any]] = []
+    players = [Failing(s, 4) for s in range(4)]
+    result = play_match(players, MatchConfig(rules=rules, seed=4, max_faults=0), on_hand=hands.append, spin_us=0)
+    off, _, off_result = _match(False, 4, rules)
+    assert untimed(hands) == untimed(off) and result.winner_team == off_result.winner_team
+    assert sum(p.waits for p in players) > 0 and sum(p.used for p in players) == 0
+
+
+@pytest.mark.parametrize("bot", [TRIVIAL_BOT, RULEBOT, RANDOM_BOT], ids=["trivial", "rulebot", "random"])
+def test_bot_processes_play_the_same_match_either_way(spawn, bot: Path) -> None:
+    """Deterministic bot processes (fresh ones for each match: a bot's random stream runs
+    on from match to match): identical hand logs with and without preparing ahead; the
+    trivial bot, which always answers alike, gets most of its requests prepared."""
+    cfg = config(rules=Rules(games_to_win=2), seed=9, decision_ms=2000)
+    logs = []
+    for on in (False, True):
+        bots = [spawn(path=bot, label=f"s{s}-{on}", MUS_BOT_SEED=str(s)) for s in range(4)]
+        played = play(bots, dataclasses.replace(cfg, prepare_ahead=on))
+        assert played.result.faults == []
+        used = sum(b.prepared_used for b in bots)
+        decisions = sum(s.decisions for s in played.result.seats)
+        if not on:
+            assert used == 0
+        elif bot == TRIVIAL_BOT:
+            assert used > decisions // 2
+        elif bot == RULEBOT:
+            assert used > 0  # random bots may not repeat a situation in so short a match
+        logs.append(untimed(played.hands))
+        close_all(bots)
+    assert logs[0] == logs[1]
