@@ -165,7 +165,11 @@ def run_league(
     jobs = max(1, jobs or config.jobs)
     # Each running match holds a slot; when its match is pinned (bot_cpus = "auto", or
     # "declared" with bots that share a CPU) the slot picks its CPUs, so matches played
-    # at the same time never share one.
+    # at the same time never share one. "declared" is decided once for the whole league
+    # (every entry's bots say share_cpu, or no match is pinned): a league whose matches
+    # were pinned or not by who plays would let an unpinned match's processes run on a
+    # pinned match's CPU, and would play some entries under other conditions than others.
+    share_cpu = all_share_cpu([e.spec for e in config.entries if e.spec is not None])
     slots: queue.SimpleQueue[int] = queue.SimpleQueue()
     for slot in range(jobs):
         slots.put(slot)
@@ -182,7 +186,7 @@ def run_league(
         slot = slots.get()
         try:
             return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                             placement=config.bot_cpus.for_slot(slot, jobs, bots_share_cpu=all_share_cpu(specs)),
+                             placement=config.bot_cpus.for_slot(slot, jobs, bots_share_cpu=share_cpu),
                              spin_us=config.spin_us)
         finally:
             slots.put(slot)

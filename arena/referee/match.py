@@ -17,9 +17,10 @@ and no seña, the copy becomes the match's state and the prepared request goes o
 once; any other answer is applied as usual and the preparation is dropped. Nothing is
 prepared across a hand's end (the deal draws from the random streams, and the hand end
 is sent first), nor when the same seat acts next (its time bank is still running). The
-match is the same either way, request for request (a test plays both); only the time
+match is the same either way, request for request (tests play both); only the time
 differs. The work happens while the referee would otherwise wait, and is counted in a
-decision's time only when the answer arrives before it is done (tens of microseconds).
+decision's time only when the answer arrives before it is done (tens of microseconds,
+more if Python's garbage collector runs then).
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ async def play_match_async(
     decision_s = config.decision_ms / 1000.0
     # Preparing ahead: which players can build a request ahead, what each seat answered
     # last in each situation, and what was prepared for the next decision.
-    preparing = [config.prepare_ahead and callable(getattr(p, "prepare", None)) for p in players]
+    preparing = [config.prepare_ahead and getattr(p, "can_prepare", False) is True for p in players]
     expected: list[dict[int, tuple[Any, Action]]] = [{} for _ in range(n)]
     ahead: _Ahead | None = None
     ready: _Ahead | None = None  # prepared for this decision, and its answer came

@@ -105,7 +105,10 @@ class Player(Protocol):
 class PreparingPlayer(Player, Protocol):
     """A player whose requests cost the referee time to build (a bot over gRPC): the
     referee may build one ahead, while another seat thinks (see
-    :mod:`arena.referee.match`, "Preparing ahead")."""
+    :mod:`arena.referee.match`, "Preparing ahead"). The referee treats a player so only
+    if its ``can_prepare`` is True, not merely because it has a ``prepare`` method."""
+
+    can_prepare: bool
 
     def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
         """Build the request for a decision that may come next; the referee passes the

@@ -81,8 +81,12 @@ class RemoteBot:
 
     :meth:`connect` and :meth:`close` are plain methods (they run on this thread's
     event loop, :func:`~arena.referee.eventloop.thread_loop`); the Player methods are
-    coroutines awaited by the referee on that same loop.
+    coroutines awaited by the referee on that same loop. It is a
+    :class:`~arena.referee.player.PreparingPlayer`: the referee may have it build a
+    request ahead (:meth:`prepare`).
     """
+
+    can_prepare = True
 
     def __init__(
         self,

@@ -14,7 +14,8 @@ The settings (league files, ``--bot-cpus``):
 ``declared`` (the default)
     ``auto`` for a match whose bots all declare, with ``share_cpu = true`` in their
     manifests, that they think on one thread during their own turn only; ``any`` for
-    any other match (a bot that does not say so, or a bot at an address).
+    any other match (a bot that does not say so, or a bot at an address). A league
+    decides once, for all its matches, from all its entries.
 ``any``
     The operating system places everything.
 ``auto``

@@ -448,6 +448,38 @@ def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> No
     assert json.loads((league_b / "league.json").read_text())["bot_cpus"] == "auto"
 
 
+def test_declared_placement_is_decided_for_the_whole_league(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one entry that does not say share_cpu, no match of the league is pinned, not
+    even those between entries that do (their processes would share the CPUs of pinned
+    matches); with every entry saying it, every match is. (run_match is replaced: only the
+    placements it is given matter here.)"""
+    import arena.league.runner as runner
+    from arena.league.runmatch import MatchOutcome
+    from arena.referee.match import MatchResult
+
+    given: list[Any] = []
+
+    def fake_run_match(specs, seating, config, log_dir, **kwargs):  # type: ignore[no-untyped-def]
+        given.append(kwargs["placement"])
+        result = MatchResult(config.match_id, config.seed, 0, (1, 0), "completed", 1, (10, 0), [])
+        return MatchOutcome(config.match_id, seating, result, log_dir / f"{config.match_id}.jsonl")
+
+    monkeypatch.setattr(runner, "run_match", fake_run_match)
+    free = tmp_path / "free"
+    free.mkdir()
+    (free / "bot.toml").write_text(f'name = "free"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\n')
+    text = SMALL.read_text(encoding="utf-8").replace('"../../../', f'"{REPO}/')
+    cpus = sorted(os.sched_getaffinity(0))
+    for extra, pinned in (("", len(cpus) >= 2), (f'\n[[entry]]\nname = "free"\nbot = "{free}"\n', False)):
+        path = tmp_path / f"league{len(extra)}.toml"
+        path.write_text(text + extra, encoding="utf-8")
+        given.clear()
+        runner.run_league(load_league(path), tmp_path / f"out{len(extra)}", jobs=1)
+        assert len(given) == len(schedule(load_league(path))) > 0
+        expected = (frozenset({cpus[-1]}), frozenset({cpus[-2]})) if pinned else (None, None)
+        assert {(p.bots, p.referee) for p in given} == {expected}, extra
+
+
 def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -> None:
     """league_a asked for no polling (--spin-us 0), league_b for the default: each
     match's header and the league's own record say so."""

@@ -27,12 +27,15 @@ class Preparing:
     passive answer, sometimes another legal one, a seña or a fault), and checks that
     whatever the referee prepared for it is what it would have asked for itself."""
 
+    can_prepare = True
+
     def __init__(self, seat: int, seed: int) -> None:
         self.name = f"p{seat}"
         self.rng = random.Random(seed * 10 + seat)
         self.prepared: dict[int, tuple[SeatView, float, float]] = {}
         self.used = self.prepares = self.waits = 0
         self.seen: list[SeatView] = []
+        self.timings: list[tuple[int, float, float]] = []
 
     def start_match(self, info: Any) -> None:
         self.prepared.clear()
@@ -51,6 +54,7 @@ class Preparing:
     async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming, *,
                      prepared: object | None = None, while_waiting: Any = None) -> Decision:
         self.seen.append(view)
+        self.timings.append((request_id, timing.deadline_s, timing.bank_left_s))
         if prepared is not None:
             assert prepared == ("prepared", request_id)
             # Built ahead for exactly this decision: the same view and timing.
@@ -73,11 +77,14 @@ class Preparing:
         return Decision(action, sena)
 
 
-def _match(prepare_ahead: bool, seed: int, rules: Rules) -> tuple[list[dict[str, Any]], list[Preparing], Any]:
-    players = [Preparing(s, seed) for s in range(4)]
+def _match(prepare_ahead: bool, seed: int, rules: Rules, **cfg: Any) -> tuple[list[dict[str, Any]], list[Preparing], Any]:
+    players = [Preparing(s, seed) for s in range(rules.players)]
     hands: list[dict[str, Any]] = []
-    cfg = MatchConfig(rules=rules, seed=seed, max_faults=0, prepare_ahead=prepare_ahead)
-    result = play_match(players, cfg, on_hand=hands.append, spin_us=0)
+    config = MatchConfig(rules=rules, seed=seed, max_faults=0, prepare_ahead=prepare_ahead, **cfg)
+    ticks = iter(range(10**9))
+    # A clock that moves 4 ms at each reading: decision times, and so time banks, are
+    # the same in both runs.
+    result = play_match(players, config, on_hand=hands.append, clock=lambda: next(ticks) * 0.004, spin_us=0)
     return hands, players, result
 
 
@@ -98,6 +105,39 @@ def test_preparing_ahead_changes_nothing(seed: int, rules: Rules) -> None:
     assert sum(p.used for p in off_players) == sum(p.waits for p in off_players) == 0  # off: never asked
     used, prepares = sum(p.used for p in on_players), sum(p.prepares for p in on_players)
     assert 0 < used < prepares  # some prepared requests were used, others not (another answer came)
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_deadlines_and_time_banks_are_the_same_either_way(players: int) -> None:
+    """Each request's deadline and time bank are what they would be without preparing
+    ahead, also when a seat acts twice in a row and when banks run out (small banks: some
+    decisions get "time bank exhausted")."""
+    rules = Rules(games_to_win=2, players=players)
+    for bank_ms in (100, 300):  # banks that run out early, and later
+        off, off_players, off_result = _match(False, 3, rules, time_bank_ms=bank_ms, decision_ms=40)
+        on, on_players, on_result = _match(True, 3, rules, time_bank_ms=bank_ms, decision_ms=40)
+        assert [p.timings for p in on_players] == [p.timings for p in off_players], bank_ms
+        assert untimed(on) == untimed(off)
+        assert on_result.to_json()["faults"] == off_result.to_json()["faults"]
+        if bank_ms == 100:
+            assert any("time bank exhausted" in f.detail for f in on_result.faults)
+        assert sum(p.used for p in on_players) > 0
+
+
+def test_only_a_player_that_says_so_is_prepared_for() -> None:
+    """A player with a ``prepare`` method of its own but no ``can_prepare = True`` is
+    asked as a plain player (the extra arguments would be a fault)."""
+
+    class Unrelated(Preparing):
+        can_prepare = False
+
+        async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:  # type: ignore[override]
+            return await super().decide(view, request_id, timing)
+
+    players = [Unrelated(s, 1) for s in range(4)]
+    result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=1, max_faults=0), spin_us=0)
+    assert not any(f.kind is FaultKind.BOT_ERROR for f in result.faults)
+    assert sum(p.prepares for p in players) == sum(p.waits for p in players) == 0
 
 
 def test_a_player_without_prepare_is_asked_as_before() -> None:
@@ -147,3 +187,26 @@ def test_bot_processes_play_the_same_match_either_way(spawn, bot: Path) -> None:
         logs.append(untimed(played.hands))
         close_all(bots)
     assert logs[0] == logs[1]
+
+
+def test_bot_processes_receive_the_same_requests_either_way(spawn, tmp_path: Path) -> None:
+    """Byte for byte, but for the deadline and time bank fields (which carry real
+    elapsed time): every request each bot process received is the same with and without
+    preparing ahead, and many were prepared (the recording test bot answers mostly the
+    passive answer, otherwise at random: the referee's guesses are often right, not always)."""
+    import json
+
+    received = []
+    for on in (False, True):
+        out = tmp_path / f"record-{on}"
+        out.mkdir()
+        bots = [spawn("record", label=f"r{s}-{on}", MUS_BOT_SEED=str(s), MUS_TEST_OUT=str(out)) for s in range(4)]
+        played = play(bots, config(rules=Rules(games_to_win=2), seed=21, decision_ms=2000, prepare_ahead=on))
+        assert played.result.faults == []
+        used, decisions = sum(b.prepared_used for b in bots), sum(s.decisions for s in played.result.seats)
+        assert (used == 0) if not on else (decisions // 4 < used < decisions), (used, decisions)
+        close_all(bots)
+        records = [json.loads(line) for f in sorted(out.glob("record-*.jsonl")) for line in f.read_text().splitlines()]
+        assert len(records) == decisions
+        received.append(sorted((r["id"], r["seat"], r["request"]) for r in records))
+    assert received[0] == received[1]

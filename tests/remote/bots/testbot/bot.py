@@ -34,6 +34,9 @@ Driven by environment variables (set in the manifest's ``[env]``; the tests over
     ``spy``: plays; writes to ``MUS_TEST_OUT``/spy-PID.jsonl, for every decision request,
     its own cards and every card found anywhere in the message, and for every hand end
     the revealed hands.
+    ``record``: plays mostly the passive answer (no mus, paso, no quiero), otherwise as
+    the others; writes to ``MUS_TEST_OUT``/record-PID.jsonl every decision request it
+    receives, serialized, with its two time fields cleared.
 ``MUS_BOT_SEED``: seed of the random play.
 
 It serves with its own small loop (not ``mus_sdk.serve``) so that it can answer raw
@@ -56,7 +59,7 @@ import grpc
 from mus.v1 import bot_service_pb2 as svc_pb
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus.v1 import game_pb2 as game_pb
-from mus_sdk import MUS, ORDAGO, Bot, BotServicer, Observation, handshake
+from mus_sdk import MUS, NO_MUS, NO_QUIERO, ORDAGO, PASO, Bot, BotServicer, Observation, handshake
 from mus_sdk.convert import fill_action, observation_from_proto
 
 MODE = os.environ.get("MUS_TEST_MODE", "none")
@@ -106,6 +109,10 @@ class RandomPlay(Bot):
         self.rng = random.Random(int(os.environ.get("MUS_BOT_SEED", "0")))
 
     def decide(self, obs: Observation):  # type: ignore[no-untyped-def]
+        if MODE == "record" and self.rng.random() < 0.85:
+            for a in (NO_MUS, PASO, NO_QUIERO):
+                if a in obs.legal:
+                    return a
         # Mus often (so that discards happen), never órdago (so that matches last).
         if MUS in obs.legal and self.rng.random() < 0.8:
             return MUS
@@ -137,6 +144,7 @@ class FaultServicer(BotServicer):
         self.bot = bot
         self.decisions = 0
         self.spy_file = open(os.path.join(OUT, f"spy-{host_pid()}.jsonl"), "a") if MODE == "spy" else None
+        self.record_file = open(os.path.join(OUT, f"record-{host_pid()}.jsonl"), "a") if MODE == "record" else None
 
     def GetInfo(self, request, context):  # type: ignore[no-untyped-def]
         # The zoo's bots receive every hand end unless a test asks otherwise.
@@ -179,6 +187,14 @@ class FaultServicer(BotServicer):
         for request in request_iterator:
             if self.spy_file is not None:
                 self.spy(request)
+            if self.record_file is not None and request.WhichOneof("message") == "decision_request":
+                r = svc_pb.DecisionRequest()
+                r.CopyFrom(request.decision_request)
+                r.ClearField("deadline_ms")
+                r.ClearField("time_bank_ms")
+                rec = {"id": r.request_id, "seat": r.seat, "request": r.SerializeToString(deterministic=True).hex()}
+                self.record_file.write(json.dumps(rec) + "\n")
+                self.record_file.flush()
             which = request.WhichOneof("message")
             if which == "match_start" and MODE == "flood":
                 threading.Thread(target=flood, daemon=True).start()
