@@ -343,31 +343,43 @@ def bench_sdk_session(
     match start first) with one pre-serialised request: the protocol's ceiling with the
     SDK's work included and no referee work. The bots start inside ``bots_in()`` and the
     driver runs inside ``driver_in()`` (bench/protocol.py pins them there, as a match is)."""
-    with bots_in():
-        procs = [_spawn_sdk_bot(transport, sock_dir, bot) for _ in range(4)]
-    try:
-        with driver_in():
-            return bench_session_aio(
-                [t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request(),
-                loop_factory,
-            )
-    finally:
-        for p, _ in procs:
-            p.kill()
-            p.wait()
+    with servers(lambda _: _spawn_sdk_bot(transport, sock_dir, bot), bots_in) as targets, driver_in():
+        return bench_session_aio(
+            targets, seconds, "/mus.v1.BotService/Play", _sdk_match_start(), _sdk_request(), loop_factory
+        )
 
 
 def bench_sdk(transport: str, sock_dir: str, seconds: float) -> float:
-    procs = [_spawn_sdk_bot(transport, sock_dir) for _ in range(4)]
-    try:
-        return bench_stream([t for _, t in procs], seconds, "/mus.v1.BotService/Play", _sdk_match_start())
-    finally:
-        for p, _ in procs:
-            p.kill()
-            p.wait()
+    with servers(lambda _: _spawn_sdk_bot(transport, sock_dir)) as targets:
+        return bench_stream(targets, seconds, "/mus.v1.BotService/Play", _sdk_match_start())
 
 
 # ---------------------------------------------------------------------------- driver
+@contextlib.contextmanager
+def servers(
+    spawn: Callable[[int], tuple[subprocess.Popen[str], str]],
+    started_in: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+    count: int = 4,
+) -> Iterator[list[str]]:
+    """Start ``count`` server processes with ``spawn(index)`` (inside ``started_in()``,
+    whose CPU affinity they inherit) and yield their targets; kill every one started on
+    the way out, also when a later one fails to start or the run is interrupted (a list
+    comprehension would lose the ones already started)."""
+    procs: list[subprocess.Popen[str]] = []
+    targets: list[str] = []
+    try:
+        with started_in():
+            for i in range(count):
+                proc, target = spawn(i)
+                procs.append(proc)
+                targets.append(target)
+        yield targets
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
 def _spawn(kind: str, transport: str, sock_dir: str, index: int) -> tuple[subprocess.Popen[str], str]:
     address = "127.0.0.1:0" if transport == "tcp" else f"unix:{sock_dir}/bench-{kind}-{index}.sock"
     proc = subprocess.Popen(
@@ -389,9 +401,7 @@ def run(seconds: float, quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as sock_dir:
         for transport in ("tcp", "unix"):
             for kind in kinds:
-                procs = [_spawn(kind, transport, sock_dir, i) for i in range(4)]
-                try:
-                    addrs = [a for _, a in procs]
+                with servers(lambda i, kind=kind, transport=transport: _spawn(kind, transport, sock_dir, i)) as addrs:
                     key = f"{transport}_{kind}_server"
                     results[key] = {
                         "unary_rt_per_s": round(bench_unary(addrs[0], seconds)),
@@ -400,10 +410,6 @@ def run(seconds: float, quick: bool) -> dict[str, Any]:
                         "session_rr4_aio_rt_per_s": round(bench_session_aio(addrs, seconds)),
                     }
                     print(key, results[key], file=sys.stderr, flush=True)
-                finally:
-                    for p, _ in procs:
-                        p.kill()
-                        p.wait()
             try:
                 rate = round(bench_sdk(transport, sock_dir, seconds))
             except ImportError:  # mus_sdk not installed: transport numbers only

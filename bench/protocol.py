@@ -103,21 +103,15 @@ def baseline(
     ratio takes the faster of the two, so the referee's polling never flatters it (on a
     machine whose kernel polls idle CPUs, the plain loop is the faster baseline).
     ``plain_first``: the order of the two (rounds alternate it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        with pinned_thread(placement.bots):  # the servers inherit the CPUs, as bots do
-            procs = [gb._spawn("sync", "tcp", tmp, i) for i in range(4)]
-        try:
-            with pinned_thread(placement.referee):
-                order = (0, spin_us) if plain_first else (spin_us, 0)
-                rates = {
-                    spin: gb.bench_session_aio([a for _, a in procs], seconds, loop_factory=_loop(spin))
-                    for spin in dict.fromkeys(order)
-                }
-                return {spin: rates[spin] for spin in dict.fromkeys((spin_us, 0))}
-        finally:
-            for p, _ in procs:
-                p.kill()
-                p.wait()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        # The servers inherit the bots' CPUs, as bots do.
+        gb.servers(lambda i: gb._spawn("sync", "tcp", tmp, i), lambda: pinned_thread(placement.bots)) as targets,
+        pinned_thread(placement.referee),
+    ):
+        order = (0, spin_us) if plain_first else (spin_us, 0)
+        rates = {spin: gb.bench_session_aio(targets, seconds, loop_factory=_loop(spin)) for spin in dict.fromkeys(order)}
+        return {spin: rates[spin] for spin in dict.fromkeys((spin_us, 0))}
 
 
 def sdk_ceiling(seconds: float, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US) -> float:
