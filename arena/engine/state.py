@@ -307,11 +307,10 @@ class MusState:
         so a new deal follows, or a replacement needs a reshuffle).
 
         A quarter of the cost of :meth:`clone` then :meth:`apply` (~8 µs against ~33
-        in a warm loop): the random
-        streams are not copied but shared, which is safe because the action did not
-        draw from them. So carry on with one of the two states, never with both: the
-        referee prepares the next request this way while a bot thinks, and keeps the
-        result only if the bot's answer is ``action``.
+        in a warm loop): the random streams are not copied but shared, which is safe
+        because the action did not draw from them. So carry on with one of the two
+        states, never with both: the referee prepares the next request this way while a
+        bot thinks, and keeps the result only if the bot's answer is ``action``.
         """
         other = self._copy()
         other._rng = other._reshuffle_rng = other._sig_rng = _NO_RANDOM
