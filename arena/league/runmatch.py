@@ -20,7 +20,7 @@ from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, BotSpec
-from arena.remote.placement import UNPINNED, Placement, pinned_thread
+from arena.remote.placement import UNPINNED, Placement, claimed, pinned_thread
 from arena.remote.process import BotStartError
 
 log = structlog.get_logger()
@@ -77,7 +77,9 @@ def run_match(
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
     processes (in-process tests). ``placement``: the CPUs of the bot processes and of
-    this thread while it referees (:mod:`arena.remote.placement`; default: not pinned).
+    this thread while it referees (:mod:`arena.remote.placement`; default: not pinned);
+    one the arena chose is claimed for the match, and moved or dropped if another arena
+    holds its CPUs (:func:`~arena.remote.placement.claimed`).
     ``spin_us``: how long the referee's loop polls for an answer before it sleeps
     (:mod:`arena.referee.eventloop`).
 
@@ -91,6 +93,10 @@ def run_match(
     start_error = ""
     failed_teams: set[int] = set()
     with contextlib.ExitStack() as stack:
+        wanted, placement = placement, stack.enter_context(claimed(placement))
+        if placement != wanted:  # another arena (or match) holds those CPUs
+            log.warning("placement.cpus_taken", match_id=config.match_id, wanted_bots=_cpus(wanted.bots),
+                        wanted_referee=_cpus(wanted.referee), bots=_cpus(placement.bots), referee=_cpus(placement.referee))
         if players is None:
             for seat, spec in enumerate(specs):
                 bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s, cpus=placement.bots)
@@ -120,8 +126,8 @@ def run_match(
             "time_bank_ms": config.time_bank_ms,
             "max_faults": config.max_faults,
             # Only processes the arena starts are placed; a bot at an address runs where it runs.
-            "bot_cpus": sorted(placement.bots) if placement.bots is not None and spawned else None,
-            "referee_cpus": sorted(placement.referee) if placement.referee is not None else None,
+            "bot_cpus": _cpus(placement.bots) if spawned else None,
+            "referee_cpus": _cpus(placement.referee),
             "spin_us": spin_us,
             "seats": [
                 {
@@ -157,3 +163,7 @@ def run_match(
                 )
         writer.close({"result": result.to_json()})
     return MatchOutcome(config.match_id, seating, result, log_path, start_error.strip())
+
+
+def _cpus(cpus: frozenset[int] | None) -> list[int] | None:
+    return sorted(cpus) if cpus is not None else None

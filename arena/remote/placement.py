@@ -37,16 +37,34 @@ the arena starts are placed: a bot at an address runs where it runs.
 
 A process started by a pinned bot inherits its CPUs. Placement uses Linux's
 ``sched_setaffinity``; elsewhere ``auto`` pins nothing and a CPU list is an error.
+
+Arenas on one machine claim the CPUs they pin (:func:`claimed`): a match placed by
+``auto`` or ``declared`` holds a lock file per CPU while it runs (in
+``$TMPDIR/mus-arena-cpus-UID``, or ``$MUS_ARENA_CPU_LOCKS``), so that a second arena
+started at the same time does not pin its bots onto the first one's CPUs: it takes
+another free pair, or leaves its match to the system. A CPU list is the user's own
+choice and is not claimed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import NamedTuple
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # Windows: no claims (nor pinning)
+    fcntl = None
 
 ANY = "any"
 AUTO = "auto"
@@ -82,6 +100,9 @@ class Placement(NamedTuple):
 
     bots: frozenset[int] | None = None
     referee: frozenset[int] | None = None
+    claim: bool = False
+    """Chosen by the arena (``auto``, ``declared``), not listed by the user: claimed
+    against other arenas while the match runs, and moved if taken (:func:`claimed`)."""
 
 
 UNPINNED = Placement()
@@ -160,11 +181,11 @@ class BotCpus:
         cpus = sorted(available)
         n = len(cpus)
         if 2 * jobs <= n:  # a pair of CPUs for each match: its bots', its referee's
-            return Placement(frozenset({cpus[n - 1 - 2 * slot]}), frozenset({cpus[n - 2 - 2 * slot]}))
+            return Placement(frozenset({cpus[n - 1 - 2 * slot]}), frozenset({cpus[n - 2 - 2 * slot]}), True)
         # Fewer CPUs: each running match's bots still get a CPU of their own (while
         # slots < n), and the referees stay free; pinned, a referee would sit on the CPU
         # of another match's bots (measured: a 2-job league on 2 CPUs ran 15% slower).
-        return Placement(frozenset({cpus[(n - 1 - slot) % n]}), None)
+        return Placement(frozenset({cpus[(n - 1 - slot) % n]}), None, True)
 
     def __str__(self) -> str:
         return self.mode if self.mode != "list" else _format(self.cpus)
@@ -200,3 +221,105 @@ def pinned_thread(cpus: frozenset[int] | None) -> Iterator[None]:
         # stays pinned, which slows it down but must not replace the block's outcome.
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, before)
+
+
+LOCKS_ENV = "MUS_ARENA_CPU_LOCKS"
+"""Folder of the CPU lock files (default ``$TMPDIR/mus-arena-cpus-UID``)."""
+
+
+def _lock_dir() -> Path:
+    folder = os.environ.get(LOCKS_ENV)
+    return Path(folder) if folder else Path(tempfile.gettempdir()) / f"mus-arena-cpus-{os.getuid()}"
+
+
+_CLAIMED: set[int] = set()
+"""The CPUs this process's matches hold (guarded by ``_CLAIMED_LOCK``)."""
+_CLAIMED_LOCK = threading.Lock()
+
+
+def _lock(cpus: frozenset[int]) -> tuple[frozenset[int], list[int]] | None:
+    """Hold ``cpus`` against other matches of this arena and other arenas (their lock
+    files' descriptors), or None if one is taken.
+
+    POSIX record locks (``lockf``), not ``flock``: a bot process forked while a match
+    holds its CPUs would share an ``flock`` until it execs, and a CPU released in that
+    moment would still look taken. Record locks belong to a process and are not
+    inherited; within this process the set of claimed CPUs decides.
+    """
+    assert fcntl is not None
+    folder = _lock_dir()
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with _CLAIMED_LOCK:
+        if cpus & _CLAIMED:
+            return None
+        fds: list[int] = []
+        for cpu in sorted(cpus):
+            fd = os.open(folder / f"cpu-{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                for held in fds:
+                    os.close(held)
+                if exc.errno in (errno.EACCES, errno.EAGAIN):
+                    return None  # another arena's
+                raise
+            fds.append(fd)
+        _CLAIMED.update(cpus)
+        return cpus, fds
+
+
+def _unlock(held: tuple[frozenset[int], list[int]]) -> None:
+    cpus, fds = held
+    with _CLAIMED_LOCK:
+        for fd in fds:
+            os.close(fd)  # releases this process's record lock on the file
+        _CLAIMED.difference_update(cpus)
+
+
+def _alternatives(placement: Placement, available: frozenset[int]) -> Iterator[Placement]:
+    """``placement``, then the other placements of its shape on ``available``, from the
+    last CPUs down: pairs (bots, referee) for a pair, single CPUs for bots alone."""
+    yield placement
+    cpus = sorted(available, reverse=True)
+    bots, referee = placement.bots or frozenset(), placement.referee or frozenset()
+    if len(bots) == 1 and len(referee) == 1:
+        for i in range(0, len(cpus) - 1, 2):
+            pair = Placement(frozenset({cpus[i]}), frozenset({cpus[i + 1]}), True)
+            if pair != placement:
+                yield pair
+    elif len(bots) == 1 and not referee:
+        for cpu in cpus:
+            if frozenset({cpu}) != bots:
+                yield Placement(frozenset({cpu}), None, True)
+
+
+@contextlib.contextmanager
+def claimed(placement: Placement, available: frozenset[int] | None = None) -> Iterator[Placement]:
+    """The placement a match may use, its CPUs held against other arenas for the block.
+
+    A placement the arena chose (``claim``) whose CPUs another arena (or another match
+    of this one) holds is moved to other free CPUs of the same shape, or dropped
+    (:data:`UNPINNED`) when none are free: two arenas started at once would otherwise
+    both pin their bots to the last CPU. Anything else is used as it is.
+    """
+    if not placement.claim or fcntl is None:
+        yield placement
+        return
+    if available is None:
+        available = available_cpus() or frozenset()
+    chosen, held = UNPINNED, None
+    for candidate in _alternatives(placement, available):
+        try:
+            held = _lock((candidate.bots or frozenset()) | (candidate.referee or frozenset()))
+        except OSError:  # no lock folder (read-only TMPDIR...): place as asked, unclaimed
+            chosen = placement
+            break
+        if held is not None:
+            chosen = candidate
+            break
+    try:
+        yield chosen
+    finally:
+        if held is not None:
+            _unlock(held)

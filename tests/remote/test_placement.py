@@ -80,17 +80,19 @@ def test_auto_gives_each_match_a_bot_cpu_and_a_referee_cpu() -> None:
     auto = BotCpus.parse("auto")
     four = frozenset({0, 1, 2, 3})
     # One match at a time: bots on the last CPU, the referee on the one before.
-    assert auto.for_slot(0, 1, four) == Placement(one(3), one(2))
-    assert auto.for_slot(0, 1, frozenset({2, 5})) == Placement(one(5), one(2))
+    # The arena chose these CPUs (claim=True): they are claimed against other arenas.
+    assert auto.for_slot(0, 1, four) == Placement(one(3), one(2), True)
+    assert auto.for_slot(0, 1, frozenset({2, 5})) == Placement(one(5), one(2), True)
     # A pair of CPUs per match while there are enough.
-    assert [auto.for_slot(s, 2, four) for s in range(2)] == [Placement(one(3), one(2)), Placement(one(1), one(0))]
+    assert [auto.for_slot(s, 2, four) for s in range(2)] == [Placement(one(3), one(2), True), Placement(one(1), one(0), True)]
     # Fewer: the bots of each running match still get a CPU of their own, and the
     # referees stay free (pinned, one would sit on another match's bots' CPU).
-    assert [auto.for_slot(s, 3, four) for s in range(3)] == [Placement(one(c), None) for c in (3, 2, 1)]
-    assert [auto.for_slot(s, 2, one(0, 1)) for s in range(2)] == [Placement(one(1), None), Placement(one(0), None)]
+    assert [auto.for_slot(s, 3, four) for s in range(3)] == [Placement(one(c), None, True) for c in (3, 2, 1)]
+    assert [auto.for_slot(s, 2, one(0, 1)) for s in range(2)] == [Placement(one(1), None, True), Placement(one(0), None, True)]
     assert auto.for_slot(0, 1, one(0)) == Placement()  # one CPU: nothing to separate
     assert BotCpus.parse("any").for_slot(3, 4, four) == Placement()
-    assert BotCpus.parse("1-2", four).for_slot(3, 4, four) == Placement(one(1, 2), None)
+    # A list is the user's choice: not claimed.
+    assert BotCpus.parse("1-2", four).for_slot(3, 4, four) == Placement(one(1, 2), None, False)
 
 
 def test_declared_pins_only_a_match_whose_bots_all_share_a_cpu() -> None:
@@ -102,9 +104,9 @@ def test_declared_pins_only_a_match_whose_bots_all_share_a_cpu() -> None:
             for slot in range(jobs):
                 assert declared.for_slot(slot, jobs, cpus, bots_share_cpu=True) == auto.for_slot(slot, jobs, cpus)
                 assert declared.for_slot(slot, jobs, cpus, bots_share_cpu=False) == Placement()
-    assert declared.for_slot(0, 1, one(0, 1), bots_share_cpu=True) == Placement(one(1), one(0))
+    assert declared.for_slot(0, 1, one(0, 1), bots_share_cpu=True) == Placement(one(1), one(0), True)
     # The other settings do not ask the bots.
-    assert auto.for_slot(0, 1, one(0, 1), bots_share_cpu=False) == Placement(one(1), one(0))
+    assert auto.for_slot(0, 1, one(0, 1), bots_share_cpu=False) == Placement(one(1), one(0), True)
     assert BotCpus.parse("any").for_slot(0, 1, one(0, 1), bots_share_cpu=True) == Placement()
 
 
@@ -243,3 +245,91 @@ def test_a_setting_that_another_replaces_is_checked_for_its_form_only() -> None:
         BotCpus.parse("0-4000000000", check=False)
     with pytest.raises(PlacementError, match="CPU list"):
         BotCpus.parse("lots", check=False)
+
+
+# --- claims: arenas on one machine do not pin onto each other's CPUs ---------------------------
+
+
+@pytest.fixture
+def locks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The CPU lock files of this test, apart from any real arena's."""
+    folder = tmp_path / "locks"
+    monkeypatch.setenv(placement.LOCKS_ENV, str(folder))
+    return folder
+
+
+def test_a_claimed_placement_moves_to_free_cpus_then_gives_up(locks: Path) -> None:
+    """Each claim of the same pair (as by arenas started at once) gets the next free pair
+    of CPUs, then nothing pinned; released CPUs are free again."""
+    four = frozenset(range(4))
+    wanted = BotCpus.parse("auto").for_slot(0, 1, four)
+    with placement.claimed(wanted, four) as first, placement.claimed(wanted, four) as second:
+        assert (first, second) == (wanted, Placement(one(1), one(0), True))
+        with placement.claimed(wanted, four) as third:
+            assert third == Placement()
+    with placement.claimed(wanted, four) as again:
+        assert again == wanted
+    # Bots alone (more jobs than pairs): another single CPU.
+    alone = Placement(one(3), None, True)
+    with placement.claimed(alone, four) as a, placement.claimed(alone, four) as b:
+        assert (a, b) == (alone, Placement(one(2), None, True))
+
+
+def test_a_placement_the_user_listed_is_not_claimed(locks: Path) -> None:
+    listed = BotCpus.parse("1", frozenset({0, 1})).for_slot(0, 1, frozenset({0, 1}))
+    with placement.claimed(listed, frozenset({0, 1})) as a, placement.claimed(listed, frozenset({0, 1})) as b:
+        assert a == b == listed
+    assert not locks.exists() or not list(locks.iterdir())
+
+
+def test_cpus_held_by_another_process_are_not_used(locks: Path) -> None:
+    """The claim is between processes (another arena): while a process holds CPU 3's
+    lock, a claim of (3, 2) moves to (1, 0); once it exits, (3, 2) is free."""
+    import subprocess
+    import sys
+
+    locks.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import fcntl, os, sys, time; fd = os.open({str(locks / 'cpu-3.lock')!r}, "
+         "os.O_RDWR | os.O_CREAT); fcntl.lockf(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        four = frozenset(range(4))
+        wanted = Placement(one(3), one(2), True)
+        with placement.claimed(wanted, four) as got:
+            assert got == Placement(one(1), one(0), True)
+    finally:
+        holder.kill()
+        holder.wait()
+    with placement.claimed(wanted, four) as got:
+        assert got == wanted
+
+
+@two_cpus
+def test_run_match_records_the_placement_it_could_claim(tmp_path: Path, locks: Path) -> None:
+    """A match whose CPUs another arena holds runs unpinned (on two CPUs there is no
+    other pair), and its header says so."""
+    import json
+
+    from arena.engine import Rules
+    from arena.league.runmatch import Seating, run_match
+    from arena.players.local import RandomPlayer
+    from arena.referee.match import MatchConfig
+
+    wanted = BotCpus.parse("auto").for_slot(0)
+    config = MatchConfig(rules=Rules(games_to_win=1, target_points=10), seed=3)
+    from structlog.testing import capture_logs
+
+    with placement.claimed(Placement(None, frozenset(CPUS), True), CPUS), capture_logs() as logs:  # another arena's claim on every CPU
+        outcome = run_match([], Seating(("a", "b", "a", "b")), config, tmp_path, players=[RandomPlayer(seed=s) for s in range(4)],
+                            placement=wanted)
+    header = json.loads(outcome.log_path.read_text().splitlines()[0])
+    assert header["referee_cpus"] is None and outcome.result.reason == "completed"
+    assert [(e["event"], e["wanted_referee"], e["referee"]) for e in logs] == [
+        ("placement.cpus_taken", sorted(wanted.referee or ()), None)]
+    (tmp_path / "free").mkdir()
+    outcome = run_match([], Seating(("a", "b", "a", "b")), config, tmp_path / "free", players=[RandomPlayer(seed=s) for s in range(4)],
+                        placement=wanted)
+    assert json.loads(outcome.log_path.read_text().splitlines()[0])["referee_cpus"] == sorted(wanted.referee or ())
