@@ -38,7 +38,7 @@ def league(
     seed: Annotated[int | None, typer.Option(help="Override the league seed (the same seed reproduces the league).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
-    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where bots run: declared (auto for a match whose bots all say share_cpu = true in their manifests, else any), any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else declared). See docs/performance.md.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where bots run: declared (auto if the bots of every entry say share_cpu = true in their manifests, else any), any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else declared). See docs/performance.md.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help=f"How long a referee polls for an answer before it sleeps, in microseconds (0: never; default: the file's spin_us, else {DEFAULT_SPIN_US}). Only while one match runs at a time. See docs/performance.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
