@@ -245,7 +245,8 @@ async def play_match_async(
             if elapsed > timing.deadline_s:
                 raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms (deadline {timing.deadline_s * 1000:.0f} ms)")
             action: Action = decision.action
-            if not state.is_legal(action):
+            # The expected answer was applied legally already (what_if); any other is checked.
+            if (ahead is None or action != ahead.action) and not state.is_legal(action):
                 raise BotFault(FaultKind.ILLEGAL_ACTION, f"{action} is not legal (legal: {format_legal(view.legal_actions)})")
             if decision.sena is not None:
                 try:
