@@ -1,12 +1,30 @@
-"""Standings of a league: counts, stones, a Bradley–Terry rating with a bootstrap 95% CI, a crosstable.
+"""Standings of a league: counts, stones, a Bradley–Terry rating with a 95% interval, a crosstable.
 
-The rating model: a team's strength is the mean of its members' ratings (so explicit
-mixed pairs are handled, and a team of two instances of one entry is just that entry),
-and P(team A wins a match) = 1 / (1 + 10^((R_B - R_A) / 400)). Ratings are fit by
-maximum likelihood with a weak prior (every entry also drew one virtual match against
-a 0-rated opponent, which keeps an undefeated entry finite) and shown as Elo-like
-numbers centred on 1500. The 95% interval is the 2.5–97.5 percentile of the ratings
-refit on matches resampled with replacement (a bootstrap, seeded).
+The rating model: every entry is one player, a plain entry and an explicit mixed pair
+alike, and P(entry A wins a match against B) = 1 / (1 + 10^((R_B - R_A) / 400)).
+A mixed pair is rated on its own results: its two bots do not share their conventions,
+so it is not the mean of its members (rated that way, a pair of the league's only two
+bots was always 1500, whatever it did). Ratings are the maximum of the likelihood times
+a weak prior (every entry also drew one virtual match against a 0-rated opponent, which
+keeps an undefeated entry finite), shown as Elo-like numbers centred on 1500.
+
+The 95% interval is the normal approximation of that posterior (Laplace): rating ±
+1.96 standard errors, the errors from the inverse of the log-posterior's curvature at
+its maximum. It cannot be falsely precise: a decided match adds at most 1/4 to the
+curvature, so the interval narrows no faster than a binomial proportion's, and the
+curvature shrinks as results get one-sided, so a perfect score widens the interval
+instead of collapsing it (2 wins out of 2 in a two-entry league: 1676, 1367–1985; a
+bootstrap of the matches gave 1676–1676, as every resample of 2 wins is 2 wins).
+Matches count as independent; the twins of a duplicate deal are not (see
+docs/league.md, "Standings").
+
+Stones: a game won by an accepted órdago ends with the winner short of the target, so
+the scoreboard (``raw_stones_*``) credits the winner less than the game was worth and
+leaves the loser what it scored; between a bot that accepts órdagos with strong hands
+and one that calls them at random, the entry that wins nearly every match showed fewer
+net stones. ``stones_for`` / ``stones_against`` count such a game as won with the stones
+the winner needed to finish it (its score brought up to the target), so they agree with
+who wins games.
 """
 
 from __future__ import annotations
@@ -15,13 +33,16 @@ import csv
 import io
 import json
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from arena.engine import Rules
+
 SCALE = 400.0 / math.log(10.0)
-BOOTSTRAP = 200
+"""Elo points per natural log-odds unit."""
+Z95 = 1.959963984540054
+"""The standard normal's 97.5% quantile."""
 
 
 @dataclass
@@ -36,7 +57,12 @@ class EntryStanding:
     games_won: int = 0
     games_lost: int = 0
     stones_for: int = 0
+    """Stones scored, a game won by órdago counted as the stones needed to finish it."""
     stones_against: int = 0
+    """The opponents' ``stones_for``."""
+    raw_stones_for: int = 0
+    """Stones on the scoreboard (the sum of each hand's gain, as ``stones`` in results.jsonl)."""
+    raw_stones_against: int = 0
     hands: int = 0
     faults: int = 0
     rating: float = 1500.0
@@ -48,6 +74,11 @@ class EntryStanding:
         """Net stones per hand played: (for − against) / hands."""
         return (self.stones_for - self.stones_against) / self.hands if self.hands else 0.0
 
+    @property
+    def raw_stones_per_hand(self) -> float:
+        """Net scoreboard stones per hand: (raw for − raw against) / hands."""
+        return (self.raw_stones_for - self.raw_stones_against) / self.hands if self.hands else 0.0
+
 
 @dataclass
 class Standings:
@@ -55,6 +86,9 @@ class Standings:
 
     entries: list[EntryStanding]
     cross: dict[str, dict[str, int]] = field(default_factory=dict)
+    stones_unadjusted: int = 0
+    """Matches whose record lacks ``games`` (written before results.jsonl carried it):
+    their órdago games cannot be found, so their raw stones are counted."""
 
     def to_json(self) -> dict[str, Any]:
         """As plain JSON values (standings.json)."""
@@ -62,22 +96,25 @@ class Standings:
         for e in self.entries:
             row = asdict(e)
             row["stones_per_hand"] = round(e.stones_per_hand, 4)
+            row["raw_stones_per_hand"] = round(e.raw_stones_per_hand, 4)
             for k in ("rating", "rating_low", "rating_high"):
                 row[k] = round(row[k], 1)
             rows.append(row)
-        return {"standings": rows, "crosstable": self.cross}
+        return {"standings": rows, "crosstable": self.cross, "stones_unadjusted": self.stones_unadjusted}
 
     def to_csv(self) -> str:
         """One row per entry (standings.csv)."""
         buf = io.StringIO()
         cols = ["rank", "name", "rating", "rating_low", "rating_high", "matches", "wins", "losses", "aborted",
-                "games_won", "games_lost", "stones_for", "stones_against", "stones_per_hand", "hands", "faults"]
+                "games_won", "games_lost", "stones_for", "stones_against", "stones_per_hand", "hands", "faults",
+                "raw_stones_for", "raw_stones_against", "raw_stones_per_hand"]
         w = csv.writer(buf)
         w.writerow(cols)
         for i, e in enumerate(self.entries, start=1):
             w.writerow([i, e.name, f"{e.rating:.1f}", f"{e.rating_low:.1f}", f"{e.rating_high:.1f}", e.matches,
                         e.wins, e.losses, e.aborted, e.games_won, e.games_lost, e.stones_for, e.stones_against,
-                        f"{e.stones_per_hand:.4f}", e.hands, e.faults])
+                        f"{e.stones_per_hand:.4f}", e.hands, e.faults, e.raw_stones_for, e.raw_stones_against,
+                        f"{e.raw_stones_per_hand:.4f}"])
         return buf.getvalue()
 
 
@@ -85,44 +122,142 @@ Match = tuple[tuple[str, ...], tuple[str, ...], float]
 """(members of team 0, members of team 1, score of team 0: 1 win, 0 loss)."""
 
 
-def fit_ratings(names: Sequence[str], matches: Sequence[Match], iterations: int = 500) -> dict[str, float]:
-    """Maximum-likelihood ratings (natural log-odds units), by minorise-maximise steps.
+@dataclass(frozen=True)
+class RatingFit:
+    """Ratings in natural log-odds units, centred on their mean, with their standard errors."""
 
-    Each step divides the gradient by a fixed upper bound of the curvature (p(1-p) <= 1/4),
-    which never overshoots: the likelihood rises at every step, whatever the data.
+    rating: dict[str, float]
+    stderr: dict[str, float]
+
+
+def _log_sigmoid(x: float) -> float:
+    """log(1 / (1 + e^-x)), without overflow at either end."""
+    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _cholesky_inverse(a: list[list[float]]) -> list[list[float]]:
+    """Inverse of a symmetric positive definite matrix (the prior makes the negated
+    Hessian one: its diagonal gets at least the prior's curvature)."""
+    n = len(a)
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1):
+            s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
+            low[i][j] = math.sqrt(max(s, 1e-300)) if i == j else s / low[j][j]
+    inv = [[0.0] * n for _ in range(n)]
+    for col in range(n):
+        # Solve L y = e_col, then Lᵀ x = y.
+        y = [0.0] * n
+        for i in range(n):
+            y[i] = ((1.0 if i == col else 0.0) - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+        x = [0.0] * n
+        for i in reversed(range(n)):
+            x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+        for i in range(n):
+            inv[i][col] = x[i]
+    return inv
+
+
+def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations: int = 100) -> RatingFit:
+    """Posterior-mode ratings and their standard errors (natural log-odds units).
+
+    A team's strength is the mean of its members' ratings. Matches between the same
+    teams are pooled (wins and count are all the likelihood needs), then damped Newton
+    steps climb the log posterior, which is concave: each step is halved until the
+    posterior does not fall, so the fit converges whatever the data.
     """
     index = {n: i for i, n in enumerate(names)}
-    coefs: list[tuple[list[tuple[int, float]], float]] = []
-    bound = [0.25] * len(names)  # the prior's curvature bound
+    k = len(names)
+    pooled: dict[tuple[tuple[int, float], ...], list[float]] = {}
     for t0, t1, s in matches:
         c: dict[int, float] = {}
         for m in t0:
             c[index[m]] = c.get(index[m], 0.0) + 1.0 / len(t0)
         for m in t1:
             c[index[m]] = c.get(index[m], 0.0) - 1.0 / len(t1)
-        items = [(i, v) for i, v in c.items() if v]
-        coefs.append((items, s))
-        for i, v in items:
-            bound[i] += 0.25 * v * v
-    r = [0.0] * len(names)
-    for _ in range(iterations):
-        grad = [0.0] * len(names)
-        for items, s in coefs:
+        key = tuple(sorted((i, v) for i, v in c.items() if v))
+        if not key:
+            continue  # a team against itself tells nothing
+        acc = pooled.setdefault(key, [0.0, 0.0])
+        acc[0] += s
+        acc[1] += 1.0
+    groups = sorted(pooled.items())
+
+    def log_posterior(r: list[float]) -> float:
+        total = sum(0.5 * (_log_sigmoid(x) + _log_sigmoid(-x)) for x in r)  # the virtual draws
+        for items, (wins, count) in groups:
             d = sum(r[i] * v for i, v in items)
-            p = 1.0 / (1.0 + math.exp(-d))
-            for i, v in items:
-                grad[i] += v * (s - p)
-        delta = 0.0
-        for i in range(len(names)):
-            # The prior: one virtual draw against a 0-rated opponent.
-            g = grad[i] + 0.5 - 1.0 / (1.0 + math.exp(-r[i]))
-            step = g / bound[i]
-            r[i] += step
-            delta = max(delta, abs(step))
-        if delta < 1e-6:
+            total += wins * _log_sigmoid(d) + (count - wins) * _log_sigmoid(-d)
+        return total
+
+    def derivatives(r: list[float]) -> tuple[list[float], list[list[float]]]:
+        """Gradient and negated Hessian of the log posterior."""
+        grad = [0.5 - _sigmoid(x) for x in r]
+        info = [[0.0] * k for _ in range(k)]
+        for i, x in enumerate(r):
+            p = _sigmoid(x)
+            info[i][i] = p * (1.0 - p)
+        for items, (wins, count) in groups:
+            d = sum(r[i] * v for i, v in items)
+            p = _sigmoid(d)
+            w = count * p * (1.0 - p)
+            for i, vi in items:
+                grad[i] += vi * (wins - count * p)
+                for j, vj in items:
+                    info[i][j] += w * vi * vj
+        return grad, info
+
+    r = [0.0] * k
+    current = log_posterior(r)
+    for _ in range(iterations):
+        grad, info = derivatives(r)
+        cov = _cholesky_inverse(info)
+        step = [sum(cov[i][j] * grad[j] for j in range(k)) for i in range(k)]
+        t = 1.0
+        while True:
+            cand = [x + t * s for x, s in zip(r, step, strict=True)]
+            value = log_posterior(cand)
+            if value >= current or t < 1e-9:
+                break
+            t /= 2
+        moved = max((abs(t * s) for s in step), default=0.0)
+        r, current = cand, value
+        if moved < 1e-10:
             break
-    mean = sum(r) / len(r) if r else 0.0
-    return {n: r[i] - mean for n, i in index.items()}
+    _, info = derivatives(r)
+    cov = _cholesky_inverse(info) if k else []
+    mean = sum(r) / k if k else 0.0
+    # Var(r_i − mean r) = C_ii − (2/k) Σ_j C_ij + (1/k²) Σ_jl C_jl.
+    row_sums = [sum(row) for row in cov]
+    grand = sum(row_sums)
+    stderr = {n: math.sqrt(max(cov[i][i] - 2.0 * row_sums[i] / k + grand / (k * k), 0.0)) for n, i in index.items()}
+    return RatingFit({n: r[i] - mean for n, i in index.items()}, stderr)
+
+
+def fit_ratings(names: Sequence[str], matches: Sequence[Match], iterations: int = 100) -> dict[str, float]:
+    """Posterior-mode ratings (natural log-odds units, centred): see :func:`fit_rating_model`."""
+    return fit_rating_model(names, matches, iterations).rating
+
+
+def effective_stones(rec: dict[str, Any], target_points: int) -> tuple[int, int] | None:
+    """Stones of each team in a result record, each game won below the target (by an
+    accepted órdago) counted as the stones the winner needed to finish it.
+
+    None when the record has no ``games`` (per game: ``winner``, final ``scores``).
+    """
+    games = rec.get("games")
+    if games is None:
+        return None
+    stones = list(rec.get("stones", [0, 0]))
+    for g in games:
+        w = g.get("winner")
+        if w is not None:
+            stones[w] += max(0, target_points - g["scores"][w])
+    return stones[0], stones[1]
 
 
 def compute_standings(
@@ -130,20 +265,34 @@ def compute_standings(
     members: dict[str, tuple[str, str]],
     results: Sequence[dict[str, Any]],
     seed: int = 0,
+    *,
+    target_points: int | None = None,
 ) -> Standings:
-    """Standings from result records (lines of results.jsonl: ``team0``, ``team1`` and the match result)."""
-    # Resample in a canonical order (by match id when present): results.jsonl lists matches
-    # in the order they finished, which varies with --jobs and --resume.
+    """Standings from result records (lines of results.jsonl: ``team0``, ``team1`` and the match result).
+
+    ``members`` and ``seed`` are accepted for the callers' sake and unused: every entry,
+    a pair too, is rated as one player, and the interval is computed, not sampled.
+    ``target_points`` is the league's ``[rules]`` target (default: the rules' default),
+    used to complete the games won by órdago.
+    """
+    del members, seed
+    target = Rules().target_points if target_points is None else target_points
+    # A canonical order (by match id when present): results.jsonl lists matches in the
+    # order they finished, which varies with --jobs and --resume, and float sums must not.
     results = sorted(results, key=lambda r: (str(r.get("match_id", "")), json.dumps(r, sort_keys=True)))
     table = {n: EntryStanding(n) for n in names}
     cross: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     rated: list[Match] = []
-    base_names = sorted({m for n in names for m in members.get(n, (n, n))})
+    unadjusted = 0
     for rec in results:
         t = (rec["team0"], rec["team1"])
         winner = rec.get("winner_team")
         games = rec.get("games_won", [0, 0])
-        stones = rec.get("stones", [0, 0])
+        raw = rec.get("stones", [0, 0])
+        eff = effective_stones(rec, target)
+        if eff is None:
+            unadjusted += 1
+            eff = (raw[0], raw[1])
         faults = [0, 0]
         for f in rec.get("faults", []):
             faults[f["seat"] & 1] += 1
@@ -159,32 +308,19 @@ def compute_standings(
                 e.losses += 1
             e.games_won += games[side]
             e.games_lost += games[1 - side]
-            e.stones_for += stones[side]
-            e.stones_against += stones[1 - side]
+            e.stones_for += eff[side]
+            e.stones_against += eff[1 - side]
+            e.raw_stones_for += raw[side]
+            e.raw_stones_against += raw[1 - side]
             e.hands += rec.get("hands", 0)
             e.faults += faults[side]
         if winner is not None:
-            rated.append((members.get(t[0], (t[0], t[0])), members.get(t[1], (t[1], t[1])), 1.0 if winner == 0 else 0.0))
-    # Entries that are pairs are rated through their members; a pair's own rating is its members' mean.
-    point = fit_ratings(base_names, rated)
-    rng = random.Random(seed)
-    samples: dict[str, list[float]] = {n: [] for n in names}
-    for _ in range(BOOTSTRAP if rated else 0):
-        boot = [rated[rng.randrange(len(rated))] for _ in rated]
-        fit = fit_ratings(base_names, boot, iterations=200)
-        for n in names:
-            ms = members.get(n, (n, n))
-            samples[n].append(sum(fit[m] for m in ms) / len(ms))
+            rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
+    fit = fit_rating_model(list(names), rated)
     for n in names:
-        ms = members.get(n, (n, n))
         e = table[n]
-        e.rating = 1500 + SCALE * sum(point[m] for m in ms) / len(ms)
-        if samples[n]:
-            s = sorted(samples[n])
-            e.rating_low = 1500 + SCALE * s[int(0.025 * (len(s) - 1))]
-            e.rating_high = 1500 + SCALE * s[math.ceil(0.975 * (len(s) - 1))]
-        else:
-            e.rating_low = e.rating_high = e.rating
+        e.rating = 1500 + SCALE * fit.rating[n]
+        half = Z95 * SCALE * fit.stderr[n]
+        e.rating_low, e.rating_high = e.rating - half, e.rating + half
     ordered = sorted(table.values(), key=lambda e: (-e.rating, -e.wins, e.name))
-    return Standings(ordered, cross)
-
+    return Standings(ordered, cross, unadjusted)

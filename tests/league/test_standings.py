@@ -114,8 +114,11 @@ def test_counts_stones_faults_and_crosstable() -> None:
 
 
 def test_no_results() -> None:
+    """Nothing played: every entry at 1500, with an interval that says nothing is known yet."""
     st = compute_standings(["a", "b"], PLAIN, [], seed=0)
-    assert all(e.rating == e.rating_low == e.rating_high == 1500 and e.matches == 0 for e in st.entries)
+    for e in st.entries:
+        assert e.rating == 1500 and e.matches == 0
+        assert e.rating_low < 1100 and e.rating_high > 1900
 
 
 def test_confidence_interval_contains_the_rating() -> None:
@@ -139,14 +142,18 @@ def test_stronger_entry_ranks_first_with_its_interval_above() -> None:
     assert row["a"].rating_low > row["c"].rating_high
 
 
-def test_mixed_pair_entry_rates_as_its_members_mean() -> None:
+def test_mixed_pair_entry_is_rated_on_its_own_results() -> None:
+    """A mixed pair of the league's only two bots was always 1500 (the mean of two ratings
+    centred on 1500): an undefeated pair must rank first, a winless one last."""
     members = {"a": ("a", "a"), "b": ("b", "b"), "ab": ("a", "b")}
-    recs = results("a", "b", 6, 2) + results("ab", "b", 3, 3) + results("ab", "a", 2, 4)
+    recs = results("a", "b", 6, 2) + results("ab", "b", 8, 0) + results("ab", "a", 8, 0)
     st = compute_standings(["a", "b", "ab"], members, recs, seed=2)
+    assert [e.name for e in st.entries] == ["ab", "a", "b"]
     row = {e.name: e for e in st.entries}
-    assert row["ab"].rating == pytest.approx((row["a"].rating + row["b"].rating) / 2, abs=1e-6)
-    assert row["a"].rating > row["ab"].rating > row["b"].rating
-    assert row["ab"].matches == 12
+    assert row["ab"].rating_low > 1500
+    assert row["ab"].matches == 16
+    losing = results("ab", "b", 0, 8) + results("ab", "a", 0, 8) + results("a", "b", 4, 4)
+    assert compute_standings(["a", "b", "ab"], members, losing, seed=2).entries[-1].name == "ab"
 
 
 def test_standings_do_not_depend_on_the_order_of_results() -> None:
