@@ -6,6 +6,14 @@ betting, the count). It is mutable for speed (search bots run it in their inner 
 seed given at construction (or an explicit deck order), so the same seed and the same
 actions always give the same match.
 
+Every random draw is a keyed pseudo-random function of the seed (BLAKE2b keyed with
+the seed, over a label naming the draw): the deal of hand ``k`` is ``PRF(seed, "deal",
+k)``, the first dealer ``PRF(seed, "dealer")``, the ``r``-th reshuffle of hand ``k``
+``PRF(seed, "reshuffle", k, r)`` and the ``c``-th seña interception draw ``PRF(seed,
+"sena", c)``. A seat's own cards therefore say nothing about the seed, nor about the
+other deals, unless the seed itself can be guessed (a small seed can: a league or match
+run for real draws a 128-bit secret).
+
 Typical use::
 
     state = MusState.new(Rules(), seed=7)
@@ -20,8 +28,9 @@ Seats are numbered in turn order (counter-clockwise); the team of seat ``s`` is
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +79,8 @@ _ORDAGO_ANSWERS: tuple[LegalAction, ...] = (NO_QUIERO, QUIERO)
 # Event instances that carry no seat-specific data are shared.
 _LANCE_START = {lance: Event(EventKind.LANCE_START, lance=lance) for lance in Lance}
 
-_SEED_MIX = 0x5EA5_5EA5  # separates the seña-interception stream from the deal stream
-_RESHUFFLE_MIX = 0x2E5B_FF1E  # and the reshuffle stream
+SEED_LIMIT = 1 << 256
+"""Seeds are integers in ``0 <= seed < SEED_LIMIT`` (the PRF's 32-byte key)."""
 
 # Events are immutable and few distinct ones recur in every hand, so they are interned:
 # building a named tuple per action costs more than the rest of a betting step.
@@ -148,10 +157,10 @@ class MusState:
     __slots__ = (
         "_discard_seq",
         "_legal_cache",
-        "_reshuffle_rng",
-        "_rng",
+        "_prf",
+        "_reshuffles",
         "_seed",
-        "_sig_rng",
+        "_sena_draws",
         "_table",
         "a_idx",
         "accepted",
@@ -199,23 +208,31 @@ class MusState:
     n: int
     sig_window: set[int] | None
     """Seats that signalled in the open seña window (after a deal or replacements), or None."""
-    _sig_rng: random.Random | None
-    _reshuffle_rng: random.Random | None
+    _prf: _Prf
+    """Every random draw; a :meth:`what_if` copy holds a stand-in that aborts on any."""
+    _reshuffles: int
+    """Reshuffles so far in this hand: the next one draws ``PRF(seed, "reshuffle", hand, this)``."""
+    _sena_draws: int
+    """Seña interception draws so far in the match (``PRF(seed, "sena", this)`` is next)."""
 
     # ------------------------------------------------------------------ construction
 
     def __init__(self, rules: Rules, seed: int, first_dealer: int) -> None:
-        """Prefer :meth:`new` or :meth:`from_deal`; this does not deal."""
+        """Prefer :meth:`new` or :meth:`from_deal`; this does not deal.
+
+        Raises:
+            ValueError: ``seed`` is not an integer in ``0 <= seed < 2**256``.
+        """
+        _check_seed(seed)
         self.rules = rules
         self.n = rules.players
         self._table = table(rules.kings, rules.juego_real)
-        self._rng = random.Random(seed)
-        # Created on first use (only partner_with_interception draws from it): seeding a
-        # Random costs as much as a quarter of a random hand.
-        self._sig_rng = None
-        # Reshuffles draw from their own stream, so that the deal of hand k depends only
-        # on the seed and k, whatever was played before: duplicate leagues rely on it.
-        self._reshuffle_rng = None
+        # Each draw is keyed by the seed and labelled by what it is for (the hand's deal,
+        # its n-th reshuffle, the n-th seña draw), so the deal of hand k depends only on
+        # the seed and k, whatever was played before: duplicate leagues rely on it.
+        self._prf = _Prf(seed)
+        self._reshuffles = 0
+        self._sena_draws = 0
         self._seed = seed
         self.scores = [0, 0]
         self.games = [0, 0]
@@ -226,15 +243,20 @@ class MusState:
         self.mano = (self.dealer + 1) % self.n
         self.winner: int | None = None
         self.hand_results: list[HandResult] = []
-        self._legal_cache: dict[tuple[int, int, int], tuple[LegalAction, ...]] = {}
+        self._legal_cache: dict[tuple[bool, int, bool], tuple[LegalAction, ...]] = {}
 
     @classmethod
     def new(cls, rules: Rules | None = None, seed: int = 0, first_dealer: int | None = None) -> MusState:
-        """A new match, first hand dealt. The first dealer is drawn from the seed unless given (§2.5)."""
+        """A new match, first hand dealt. The first dealer is drawn from the seed unless given (§2.5).
+
+        Raises:
+            ValueError: ``seed`` is not an integer in ``0 <= seed < 2**256``.
+        """
         rules = rules or Rules()
         state = cls(rules, seed, 0)
         if first_dealer is None:
-            first_dealer = state._rng.randrange(rules.players)
+            # The modulo's bias is 2**-250 at most: n is 2, 4 or 6.
+            first_dealer = state._prf.draw(b"dealer") % rules.players
         state.dealer = first_dealer % state.n
         state.mano = (state.dealer + 1) % state.n
         state._start_hand(None)
@@ -259,14 +281,18 @@ class MusState:
         ``seed``.
 
         Raises:
-            ValueError: wrong card counts, a card twice, or bad scores.
+            ValueError: wrong card counts, a card twice, bad scores, or a seed outside
+                ``0 <= seed < 2**256``.
         """
+        _check_seed(seed)
         n = rules.players
         if len(hands) != n or any(len(h) != 4 for h in hands):
             raise ValueError(f"hands: need {n} hands of 4 cards")
         dealt = [c for h in hands for c in h]
         rest = [c for c in range(40) if c not in set(dealt)]
         if stock is None:
+            # Not the keyed PRF: scenario files and golden vectors rely on this stock
+            # order, and a scripted deal has no secret to keep.
             random.Random(seed).shuffle(rest)
             stock = rest
         all_cards = dealt + list(stock)
@@ -289,40 +315,33 @@ class MusState:
         return state
 
     def clone(self) -> MusState:
-        """An independent copy (for search); the random streams are copied too."""
-        other = self._copy()
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
-        if self._reshuffle_rng is not None:
-            other._reshuffle_rng = random.Random()
-            other._reshuffle_rng.setstate(self._reshuffle_rng.getstate())
-        if self._sig_rng is not None:
-            other._sig_rng = random.Random()
-            other._sig_rng.setstate(self._sig_rng.getstate())
-        return other
+        """An independent copy (for search); the random streams' positions are copied
+        too (they are counters: the copy draws what the original would)."""
+        return self._copy()
 
     def what_if(self, action: Action) -> MusState | None:
         """The state after ``action``, this one left unchanged; None when ``action`` is
         not legal or applying it would draw from the random streams (it ends the hand,
-        so a new deal follows, or a replacement needs a reshuffle).
+        so a new deal follows, a replacement needs a reshuffle, or a seña's
+        interception is drawn).
 
-        A quarter of the cost of :meth:`clone` then :meth:`apply` (~8 µs against ~33
-        in a warm loop): the random streams are not copied but shared, which is safe
-        because the action did not draw from them. So carry on with one of the two
-        states, never with both: the referee prepares the next request this way while a
-        bot thinks, and keeps the result only if the bot's answer is ``action``.
+        Cheaper than :meth:`clone` then :meth:`apply`, and it stays a pure function of
+        the state: the copy's draws are replaced by a sentinel that aborts it, so an
+        action that would draw gives None and never consumes a draw. The referee prepares
+        the next request this way while a bot thinks, and keeps the result only if the
+        bot's answer is ``action``.
         """
         other = self._copy()
-        other._rng = other._reshuffle_rng = other._sig_rng = _NO_RANDOM
+        other._prf = _NO_RANDOM
         try:
             other.apply(action)
         except (_RandomNeeded, IllegalActionError, InvalidActionError):
             return None
-        other._rng, other._reshuffle_rng, other._sig_rng = self._rng, self._reshuffle_rng, self._sig_rng
+        other._prf = self._prf
         return other
 
     def _copy(self) -> MusState:
-        """A copy sharing nothing mutable with this state but its random streams."""
+        """A copy sharing nothing mutable with this state (the PRF is immutable)."""
         other = MusState.__new__(MusState)
         for name in MusState.__slots__:
             setattr(other, name, getattr(self, name))
@@ -399,7 +418,7 @@ class MusState:
             return (DiscardChoice(tuple(sorted(self.hands[self.to_act_seat]))),)
         plural = self.rules.plural_answers_bind_partner and self.bet_team >= 0 and self.r_idx == 0 and len(self.answerers) > 1
         key = (self.bet_team >= 0, self.stake if not self.is_ordago else -1, plural)
-        cached = self._legal_cache.get(key)  # type: ignore[arg-type]
+        cached = self._legal_cache.get(key)
         if cached is not None:
             return cached
         cap = self.rules.max_stake
@@ -418,7 +437,7 @@ class MusState:
         if plural:
             out += [NO_QUEREMOS, QUEREMOS]
         result = tuple(out)
-        self._legal_cache[key] = result  # type: ignore[index]
+        self._legal_cache[key] = result
         return result
 
     def is_legal(self, action: Action) -> bool:
@@ -538,7 +557,7 @@ class MusState:
         deck: list[Card]
         if order is None:
             deck = list(CARDS)
-            _shuffle(deck, self._rng.random)
+            _permute(deck, self._prf.draw(b"deal:%d" % self.hand_no))
         else:
             deck = [CARDS[c] for c in order]
         mano = self.mano
@@ -559,6 +578,7 @@ class MusState:
         self.mus_calls = 0
         self.mus_round = 0
         self._discard_seq = 0
+        self._reshuffles = 0
         self.bet_team = -1
         self.is_ordago = False
         self.stake = 0
@@ -662,9 +682,8 @@ class MusState:
             aside = self.round_discards[seat]
             fresh = [c for c in self.pile if c not in aside]
             self.pile = list(aside)
-        if self._reshuffle_rng is None:
-            self._reshuffle_rng = random.Random(self._seed ^ _RESHUFFLE_MIX)
-        _shuffle(fresh, self._reshuffle_rng.random)
+        _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self.hand_no, self._reshuffles)))
+        self._reshuffles += 1
         self.stock = fresh
         self.history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
 
@@ -993,14 +1012,43 @@ class MusState:
         else:
             mask = 1 << seat
             p = self.rules.interception_p
-            if self._sig_rng is None:
-                self._sig_rng = random.Random(self._seed ^ _SEED_MIX)
-            draw = self._sig_rng.random
             for q in range(n):
-                if q != seat and ((q & 1) == (seat & 1) or draw() < p):
+                if q != seat and ((q & 1) == (seat & 1) or self._uniform() < p):
                     mask |= 1 << q
         self.sig_vis[len(self.history)] = mask
         self.history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
+
+    def _uniform(self) -> float:
+        """The next seña interception draw, uniform in [0, 1) (53 bits of the PRF)."""
+        value = self._prf.draw(b"sena:%d" % self._sena_draws)  # first: a what_if aborts here
+        self._sena_draws += 1
+        return (value >> 203) * (1.0 / (1 << 53))
+
+
+def _check_seed(seed: object) -> None:
+    """Refuse what is not a seed: before, ``random.Random`` took ``abs()`` of a negative
+    seed silently, so ``-1`` dealt as ``1``."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be an integer with 0 <= seed < 2**256, not {seed!r}")
+
+
+class _Prf:
+    """The keyed pseudo-random function of a seed: ``draw(label)`` is BLAKE2b keyed with
+    the seed's 32 bytes, over ``label``, read as a 256-bit integer. Without the seed, one
+    label's value says nothing about another's (BLAKE2b is a PRF when keyed)."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, seed: int) -> None:
+        # A keyed hash object, copied per draw: cheaper than keying a new one each time
+        # (the key is a whole compression block).
+        self._base = hashlib.blake2b(key=seed.to_bytes(32, "big"), digest_size=32)
+
+    def draw(self, label: bytes) -> int:
+        """The 256-bit value of ``label``."""
+        h = self._base.copy()
+        h.update(label)
+        return int.from_bytes(h.digest(), "big")
 
 
 class _RandomNeeded(Exception):
@@ -1008,23 +1056,51 @@ class _RandomNeeded(Exception):
 
 
 class _NoRandom:
-    """Stands in for the random streams of a :meth:`MusState.what_if` copy: any draw
-    (a deal, a reshuffle, a seña's interception) aborts it, and it is never None, so a
-    stream created on first use is not created either."""
+    """Stands in for the PRF of a :meth:`MusState.what_if` copy: any draw (a deal, a
+    reshuffle, a seña's interception) aborts it."""
 
-    def __getattr__(self, name: str) -> Any:
-        raise _RandomNeeded(name)
+    def draw(self, label: bytes) -> int:
+        raise _RandomNeeded(label.decode())
 
 
 _NO_RANDOM: Any = _NoRandom()
 
 
-def _shuffle(cards: list[Any], rand: Callable[[], float]) -> None:
-    """Fisher-Yates driven by ``random()`` floats: twice as fast as ``Random.shuffle``
-    (whose integer draws dominate a hand's cost) and just as deterministic."""
-    for i in range(len(cards) - 1, 0, -1):
-        j = int(rand() * (i + 1))
-        cards[i], cards[j] = cards[j], cards[i]
+def _permute(cards: list[Any], value: int) -> None:
+    """Fisher-Yates driven by ``value`` read in the factorial number system: the digit
+    for position ``i`` is ``value % (i + 1)``, then ``value //= i + 1``. With a 256-bit
+    ``value`` and 40 cards (40! < 2**160) every permutation has probability 1/40! within
+    a relative error of about 2**-97.
+
+    The digits are taken a group at a time (:func:`_radix_groups`): one division of the
+    256-bit value per group, then divisions of a machine-sized remainder. The digits are
+    exactly those of the one-at-a-time loop, for less of the big-integer arithmetic."""
+    groups = _GROUPS.get(len(cards))
+    if groups is None:
+        groups = _GROUPS[len(cards)] = _radix_groups(len(cards))
+    for modulus, positions in groups:
+        value, rest = divmod(value, modulus)
+        for i in positions:
+            rest, j = divmod(rest, i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+
+
+def _radix_groups(n: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Positions ``n - 1`` down to 1 in runs whose radices' product stays below 2**62,
+    each with that product."""
+    out: list[tuple[int, tuple[int, ...]]] = []
+    i = n - 1
+    while i > 0:
+        modulus, positions = 1, []
+        while i > 0 and modulus * (i + 1) < 1 << 62:
+            modulus *= i + 1
+            positions.append(i)
+            i -= 1
+        out.append((modulus, tuple(positions)))
+    return tuple(out)
+
+
+_GROUPS: dict[int, tuple[tuple[int, tuple[int, ...]], ...]] = {}
 
 
 _LANCE_ENDS = {(lance, o): Event(EventKind.LANCE_END, lance=lance, outcome=o) for lance in Lance for o in LanceOutcome}

@@ -211,8 +211,10 @@ def _observable(state: MusState) -> tuple[object, ...]:
 
 
 def _streams(state: MusState) -> tuple[object, ...]:
-    reshuffle = state._reshuffle_rng
-    return state._rng.getstate(), None if reshuffle is None else reshuffle.getstate()
+    """The positions of the random streams: every draw is labelled by the hand (its
+    deal: hands dealt so far, the last hand of a match deals nothing after it), the
+    reshuffles of the hand, or the seña draws so far."""
+    return state.hand_no + (not state.is_terminal), state._reshuffles, state._sena_draws
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
