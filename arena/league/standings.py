@@ -182,6 +182,9 @@ def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations:
         key = tuple(sorted((i, v) for i, v in c.items() if v))
         if not key:
             continue  # a team against itself tells nothing
+        if key[0][1] < 0:
+            # One orientation per pair of teams: A beating B as team 0 or as team 1 is the same fact.
+            key, s = tuple((i, -v) for i, v in key), 1.0 - s
         acc = pooled.setdefault(key, [0.0, 0.0])
         acc[0] += s
         acc[1] += 1.0

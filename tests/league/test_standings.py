@@ -14,15 +14,17 @@ import pytest
 
 from arena.league.config import Entry, LeagueConfig, LeagueConfigError, load_league
 from arena.league.schedule import derive_seed, schedule
-from arena.league.standings import SCALE, compute_standings, fit_ratings
+from arena.league.standings import SCALE, Match, compute_standings, fit_ratings
 from arena.remote.manifest import BotAddress
 
 # --- fit_ratings -------------------------------------------------------------------------------
 
 
-def games(a: str, b: str, wins: int, losses: int) -> list[tuple[tuple[str, ...], tuple[str, ...], float]]:
+def games(a: str, b: str, wins: int, losses: int) -> list[Match]:
     """``wins`` matches won and ``losses`` lost by a team of two ``a`` against two ``b``."""
-    return [((a, a), (b, b), 1.0)] * wins + [((a, a), (b, b), 0.0)] * losses
+    won: Match = ((a, a), (b, b), 1.0)
+    lost: Match = ((a, a), (b, b), 0.0)
+    return [won] * wins + [lost] * losses
 
 
 def test_stronger_entry_gets_higher_rating() -> None:
