@@ -1,13 +1,17 @@
-"""RULES.md §13: every test vector, as scenario files and as direct engine assertions.
+"""docs/rules.md §13: every test vector, as scenario files and as direct engine assertions.
 
-Every ``tests/scenarios/*.toml`` is played and must meet its ``[expect]`` table (the
-expectations were derived by hand from RULES.md). The explicit tests below replay the
-headline numbers of each vector straight through :class:`MusState`, so a bug in the
-scenario format cannot hide a bug in the engine (or the other way round).
+The vectors are read from docs/rules.md §13: each ``### TV-NN`` vector must link a test,
+every ``tests/scenarios/*.toml`` must be linked from a vector, and the result written
+after a scenario link as ``(expect: scores 4–8, T0 wins the game, chica S2)`` must match
+that scenario's ``[expect]`` table. Every scenario is played and must meet its
+``[expect]`` table. The explicit tests below replay the headline numbers of each vector
+straight through :class:`MusState`, so a bug in the scenario format cannot hide a bug in
+the engine (or the other way round).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +27,31 @@ from arena.scenario import load, play
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 SCENARIO_FILES = sorted(SCENARIOS.glob("*.toml"))
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def vectors_from_doc() -> dict[str, str]:
+    """docs/rules.md §13 as ``{"TV-01": text of that vector, ...}`` in document order."""
+    text = RULES_DOC.read_text(encoding="utf-8")
+    section = re.search(r"^## 13\. .*?(?=^## 14\. )", text, re.M | re.S)
+    assert section, f"{RULES_DOC}: no section 13 followed by section 14"
+    parts = re.split(r"^### (TV-\d\d)\b.*$", section.group(0), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def expectations_from_doc() -> list[tuple[str, str, str]]:
+    """``(vector, scenario stem, expectation text)`` for each scenario linked in §13."""
+    out = []
+    for vector, body in vectors_from_doc().items():
+        for m in re.finditer(r"\(\.\./tests/scenarios/(\w+)\.toml\)(?:\s+\(expect:\s*([^)]*)\))?", body):
+            out.append((vector, m.group(1), " ".join((m.group(2) or "").split())))
+    return out
+
+
+VECTORS = vectors_from_doc()
+DOC_EXPECTATIONS = expectations_from_doc()
+LANCE_INDEX = {"grande": 0, "chica": 1, "pares": 2, "juego": 3, "punto": 3}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -62,9 +91,47 @@ TV11_HANDS = ["R R C 4", "C C S S", "4 5 6 7", "6 6 4 A"]
 
 
 def test_every_vector_has_a_scenario() -> None:
+    assert list(VECTORS) == [f"TV-{n:02d}" for n in range(1, 20)], (
+        "docs/rules.md §13 lost or reordered a vector"
+    )
     names = {p.name[:4] for p in SCENARIO_FILES}
-    want = {f"tv{n:02d}" for n in range(1, 20)} - {"tv18"}  # TV-18: test_mus_phase.py
+    want = {v.lower().replace("-", "") for v in VECTORS} - {"tv18"}  # TV-18: test_mus_phase.py
     assert want <= names, f"missing scenarios for {sorted(want - names)}"
+    linked = {stem for _, stem, _ in DOC_EXPECTATIONS}
+    assert linked <= {p.stem for p in SCENARIO_FILES}, (
+        f"docs/rules.md links missing scenarios {sorted(linked - {p.stem for p in SCENARIO_FILES})}"
+    )
+    assert {p.stem for p in SCENARIO_FILES} <= linked, (
+        f"scenarios not linked from docs/rules.md §13: {sorted({p.stem for p in SCENARIO_FILES} - linked)}"
+    )
+    defined = {
+        m
+        for f in TESTS.rglob("test_*.py")
+        for m in re.findall(r"def (test_\w+)", f.read_text(encoding="utf-8"))
+    }
+    for vector, body in VECTORS.items():
+        names_in_doc = re.findall(r"`(test_\w+)`", body)
+        assert names_in_doc or "tests/scenarios/" in body, f"{vector} names no test"
+        assert set(names_in_doc) <= defined, (
+            f"{vector} names unknown tests {sorted(set(names_in_doc) - defined)}"
+        )
+
+
+@pytest.mark.parametrize(
+    ("vector", "stem", "claim"), [e for e in DOC_EXPECTATIONS if e[2]], ids=lambda x: str(x)
+)
+def test_doc_expectation_matches_scenario(vector: str, stem: str, claim: str) -> None:
+    """The result docs/rules.md §13 states beside a scenario link is the scenario's [expect]."""
+    expect = load(SCENARIOS / f"{stem}.toml").expect
+    for item in (i.strip() for i in claim.split(",")):
+        if m := re.fullmatch(r"scores (\d+)\s*[–-]\s*(\d+)", item):
+            assert list(expect["scores"]) == [int(m[1]), int(m[2])], f"{vector} {stem}: doc says {item}"
+        elif m := re.fullmatch(r"T([01]) wins the game", item):
+            assert expect.get("game_winner") == int(m[1]), f"{vector} {stem}: doc says {item}"
+        elif m := re.fullmatch(r"(grande|chica|pares|juego|punto) S(\d)", item):
+            assert expect["winners"][LANCE_INDEX[m[1]]] == int(m[2]), f"{vector} {stem}: doc says {item}"
+        else:
+            pytest.fail(f"{vector} {stem}: cannot read the expectation {item!r}")
 
 
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
