@@ -71,6 +71,7 @@ def run_match(
     players: Sequence[Player] | None = None,
     placement: Placement = UNPINNED,
     spin_us: int = DEFAULT_SPIN_US,
+    sandbox: str = "default",
 ) -> MatchOutcome:
     """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
 
@@ -81,7 +82,8 @@ def run_match(
     one the arena chose is claimed for the match, and moved or dropped if another arena
     holds its CPUs (:func:`~arena.remote.placement.claimed`).
     ``spin_us``: how long the referee's loop polls for an answer before it sleeps
-    (:mod:`arena.referee.eventloop`).
+    (:mod:`arena.referee.eventloop`). ``sandbox``: the isolation profile of the bot
+    processes, ``"default"`` or ``"strict"`` (:mod:`arena.remote.sandbox`).
 
     Raises:
         ValueError: a bad ``spin_us``, before anything starts.
@@ -99,7 +101,8 @@ def run_match(
                         wanted_referee=_cpus(wanted.referee), bots=_cpus(placement.bots), referee=_cpus(placement.referee))
         if players is None:
             for seat, spec in enumerate(specs):
-                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s, cpus=placement.bots)
+                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s,
+                                cpus=placement.bots, sandbox=sandbox)
                 stack.callback(bot.close)
                 bots.append(bot)
                 try:

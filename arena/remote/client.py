@@ -95,18 +95,23 @@ class RemoteBot:
         label: str,
         *,
         start_timeout_s: float = 10.0,
-        socket_dir: str | None = None,
+        unix_socket: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         cpus: frozenset[int] | None = None,
+        sandbox: str = "default",
     ) -> None:
         self.spec = spec
+        self.sandbox = sandbox
+        """The isolation profile of the bot's process (:mod:`arena.remote.sandbox`)."""
         self.cpus = cpus
         """CPUs for the bot's process (see :mod:`arena.remote.placement`); None: any."""
         self.name = spec.name
         self.label = label
         self.log_dir = log_dir
         self.start_timeout_s = start_timeout_s
-        self.socket_dir = socket_dir
+        self.unix_socket = unix_socket
+        """Whether the bot is offered a private unix socket directory (else it binds TCP);
+        always under the strict sandbox."""
         self.max_message_bytes = max_message_bytes
         self.process: BotProcess | None = None
         self.info: svc.GetInfoResponse | None = None
@@ -166,7 +171,8 @@ class RemoteBot:
             BotStartError: the command cannot be run.
         """
         if isinstance(self.spec, BotManifest) and self.process is None:
-            process = BotProcess(self.spec, self.log_dir, self.label, self.socket_dir, self.cpus)
+            process = BotProcess(self.spec, self.log_dir, self.label, self.cpus, sandbox=self.sandbox,
+                                 unix_socket=self.unix_socket)
             process.spawn()
             self.process = process
 
@@ -174,7 +180,9 @@ class RemoteBot:
         if isinstance(self.spec, BotManifest):
             self.launch()
             assert self.process is not None
-            target = self.process.wait_announce(self.start_timeout_s).target
+            self.process.wait_announce(self.start_timeout_s)
+            assert self.process.target is not None
+            target = self.process.target
         else:
             assert isinstance(self.spec, BotAddress)
             target = self.spec.target

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
+import stat
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
@@ -24,91 +23,14 @@ from pathlib import Path
 
 from mus_sdk import handshake
 
-from arena.remote.manifest import BotManifest, Limits
+from arena.remote import sandbox as sb
+from arena.remote.manifest import BotManifest
 from arena.remote.placement import PlacementError, pinned_thread
+from arena.remote.untrusted import AddressRefused, loopback_host, printable
 
 LOG_CAP_BYTES = 16 * 1024 * 1024
 """Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
 STDERR_TAIL_LINES = 20
-
-
-BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "MUS_GRPC_TUNING")
-"""The only variables of the arena's environment a bot receives by default
-(``MUS_GRPC_TUNING=0`` turns the SDK's gRPC tuning off in the arena and its bots alike)."""
-
-
-def _user_ids(user: str) -> tuple[int, int]:
-    """uid and gid of a user name or number.
-
-    Raises:
-        BotStartError: no such user.
-    """
-    import pwd
-
-    try:
-        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
-    except (KeyError, ValueError):
-        raise BotStartError(f"run_as: no user {user!r} on this machine") from None
-    return entry.pw_uid, entry.pw_gid
-
-
-def _wrapper(limits: Limits, run_as: str | None = None) -> list[str]:
-    """The exec wrappers that apply the limits and tie the bot's life to the arena's.
-
-    ``setpriv --pdeathsig KILL`` makes the kernel kill the bot if the arena dies (even
-    by SIGKILL); ``prlimit`` sets the resource limits. Both are util-linux programs that
-    exec the bot in the same process, and unlike a ``preexec_fn`` they are safe in a
-    threaded arena. Where they are missing, the bot runs without them.
-    """
-    out: list[str] = []
-    setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
-    if setpriv and sys.platform.startswith("linux"):
-        out += [setpriv, "--pdeathsig", "KILL", "--"]
-    if _pid_namespaces():
-        # Its own pid namespace: when the bot (the namespace's init) dies, the kernel
-        # kills every process it left, even one that escaped its process group; and the
-        # bot cannot name any process outside (no kill() of another seat's bot).
-        out += [shutil.which("unshare") or "unshare", "--fork", "--pid", "--kill-child=SIGKILL", "--"]
-    if run_as is not None:
-        # After unshare, which needs root: the bot itself runs as the other user.
-        if os.geteuid() != 0 or not setpriv:
-            raise BotStartError(f"run_as {run_as!r} needs an arena running as root, with setpriv (util-linux)")
-        uid, gid = _user_ids(run_as)
-        out += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
-    if prlimit:
-        args = []
-        if limits.memory_mb:
-            args.append(f"--as={limits.memory_mb * 1024 * 1024}")
-        if limits.cpu_seconds:
-            args.append(f"--cpu={limits.cpu_seconds}")
-        if limits.open_files:
-            args.append(f"--nofile={limits.open_files}")
-        if limits.processes:
-            args.append(f"--nproc={limits.processes}")
-        if args:
-            out += [prlimit, *args, "--"]
-    return out
-
-
-_PIDNS: bool | None = None
-
-
-def _pid_namespaces() -> bool:
-    """Whether bots can get their own pid namespace here (root, and unshare works)."""
-    global _PIDNS
-    if _PIDNS is None:
-        _PIDNS = False
-        unshare = shutil.which("unshare")
-        if unshare and sys.platform.startswith("linux") and os.geteuid() == 0:
-            try:
-                probe = subprocess.run(
-                    [unshare, "--fork", "--pid", "--kill-child=SIGKILL", "--", "true"],
-                    capture_output=True, timeout=5, check=False,
-                )
-                _PIDNS = probe.returncode == 0
-            except (OSError, subprocess.TimeoutExpired):
-                _PIDNS = False
-    return _PIDNS
 
 
 class BotStartError(RuntimeError):
@@ -124,17 +46,26 @@ class BotProcess:
         manifest: BotManifest,
         log_dir: Path,
         label: str,
-        socket_dir: str | None = None,
         cpus: frozenset[int] | None = None,
+        *,
+        sandbox: str = sb.DEFAULT,
+        unix_socket: bool = True,
     ) -> None:
         self.manifest = manifest
+        self.sandbox = sb.check_profile(sandbox)
+        """The isolation profile (:mod:`arena.remote.sandbox`)."""
+        self.unix_socket = unix_socket or sandbox == sb.STRICT
+        """Whether the bot is offered its private socket directory (``MUS_ARENA_SOCKET_DIR``);
+        without it a bot binds TCP on loopback. Always under ``strict`` (no network there)."""
+        self.confinement: sb.Confinement | None = None
         self.label = label
         self.log_dir = log_dir
-        self.socket_dir = socket_dir
         self.cpus = cpus
         """The CPUs the process (and every process it starts) may run on; None: any."""
         self.proc: subprocess.Popen[bytes] | None = None
         self.announce: handshake.Announce | None = None
+        self.target: str | None = None
+        """The gRPC target the arena connects to, once the announce line is checked."""
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._first_line: list[bytes] = []
         self._line_ready = threading.Event()
@@ -167,21 +98,22 @@ class BotProcess:
             BotStartError: the command cannot be run.
         """
         m = self.manifest
-        # A minimal environment: nothing of the arena's but these and what the manifest asks for.
-        keep = {*BASE_ENV, *m.inherit_env}
-        env = {k: v for k, v in os.environ.items() if k in keep}
-        env.update(m.env)
-        env.update(handshake.handshake_env(self.socket_dir))
-        env["PYTHONUNBUFFERED"] = "1"
         try:
             self.log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BotStartError(f"bot {m.name}: cannot create its log folder {self.log_dir}: {exc.strerror or exc}") from None
         try:
+            jail = self.confinement = sb.confine(self.sandbox, m, self.label)
+        except (sb.SandboxError, sb.SandboxUnavailable) as exc:
+            raise BotStartError(f"bot {m.name}: {exc}") from None
+        env = dict(jail.env)
+        if not self.unix_socket:
+            env.pop(handshake.SOCKET_DIR_ENV, None)
+        try:
             with pinned_thread(self.cpus):
                 self.proc = subprocess.Popen(
-                    [*_wrapper(m.limits, m.run_as), *m.command],
-                    cwd=m.workdir,
+                    jail.argv,
+                    cwd=jail.cwd,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
@@ -189,8 +121,10 @@ class BotProcess:
                     start_new_session=True,
                 )
         except PlacementError as exc:
+            jail.release()
             raise BotStartError(f"bot {m.name}: {exc}") from None
         except OSError as exc:
+            jail.release()
             raise BotStartError(f"bot {m.name}: cannot run {' '.join(m.command)!r} in {m.workdir}: {exc.strerror or exc}") from None
         _REGISTRY.add(self)
         self._spawn(self._drain_stdout, "stdout")
@@ -231,14 +165,49 @@ class BotProcess:
                 f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self._tail_text()
             )
         try:
-            self.announce = handshake.parse_line(line)
-        except handshake.HandshakeError as exc:
+            announce = handshake.parse_line(line)
+            self.target = self._checked_target(announce)
+        except (handshake.HandshakeError, sb.SandboxError) as exc:
             self.stop(grace_s=0)
-            raise BotStartError(f"bot {m.name} announced {line[:200]!r}: {exc}" + self._tail_text()) from None
-        if self.announce.network == handshake.NETWORK_TCP and not self.announce.address.startswith(("127.", "localhost", "[::1]")):
-            self.stop(grace_s=0)
-            raise BotStartError(f"bot {m.name} announced a non-loopback address {self.announce.address!r}")
+            raise BotStartError(f"bot {m.name} announced {printable(line, 200)!r}: {exc}" + self._tail_text()) from None
+        self.announce = announce
         return self.announce
+
+    def _checked_target(self, announce: handshake.Announce) -> str:
+        """The gRPC target to reach the bot at ``announce``, if the arena may connect there.
+
+        A unix socket must be a plain name directly in the bot's private socket
+        directory, and a socket there (not a link): the arena connects to the path it
+        built, never to one the bot chose. A TCP address must be a loopback IP literal
+        (or ``localhost``, taken as 127.0.0.1): a name is never resolved, so a bot cannot
+        make the arena reach another machine (``localhost.attacker.example``).
+
+        Raises:
+            SandboxError: an address the arena refuses; the message says why.
+        """
+        jail = self.confinement
+        assert jail is not None
+        if announce.network == handshake.NETWORK_UNIX:
+            if not self.unix_socket:
+                raise sb.SandboxError("a unix socket, but the arena offered none (MUS_ARENA_SOCKET_DIR is unset)")
+            path = jail.socket_path(announce.address)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError as exc:
+                raise sb.SandboxError(f"no socket at {announce.address}: {exc.strerror or exc}") from None
+            if not stat.S_ISSOCK(mode):
+                raise sb.SandboxError(f"{announce.address} is not a socket (a link or a file)")
+            return f"unix:{path}"
+        if self.sandbox == sb.STRICT:
+            raise sb.SandboxError(
+                f"a TCP address under the strict sandbox, where bots have no network: serve on a unix socket in "
+                f"${handshake.SOCKET_DIR_ENV} ({jail.socket_dir_inside})"
+            )
+        host, _, port = announce.address.rpartition(":")
+        try:
+            return f"{loopback_host(host)}:{port}"
+        except AddressRefused as exc:
+            raise sb.SandboxError(str(exc)) from None
 
     def _spawn(self, target: object, name: str) -> None:
         t = threading.Thread(target=target, name=f"{self.label}-{name}", daemon=True)  # type: ignore[arg-type]
@@ -270,7 +239,9 @@ class BotProcess:
                     break
                 setattr(self, counter, getattr(self, counter) + len(chunk))
                 if tail is not None:
-                    tail.append(chunk.decode("utf-8", "replace").rstrip("\n")[:300])
+                    # Sanitised once, here: every message that quotes it (the console,
+                    # mus check, BotStartError) shows text, never the bot's escape sequences.
+                    tail.append(printable(chunk.decode("utf-8", "replace").rstrip("\n"), 300))
                 if written < LOG_CAP_BYTES:
                     out.write(chunk[: LOG_CAP_BYTES - written])
                     written += len(chunk)
@@ -327,11 +298,9 @@ class BotProcess:
             for stream in (proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()
-        if self.announce is not None and self.announce.network == handshake.NETWORK_UNIX:
-            try:
-                os.unlink(self.announce.address)
-            except OSError:
-                pass
+        # The arena removes the socket directory it made, never a path the bot named.
+        if self.confinement is not None:
+            self.confinement.release()
         _REGISTRY.discard(self)
 
 

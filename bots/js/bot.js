@@ -30,7 +30,12 @@ const VERSIONS_ENV = 'MUS_ARENA_PROTOCOL_VERSIONS';
 const SOCKET_DIR_ENV = 'MUS_ARENA_SOCKET_DIR';
 const CORE_PROTOCOL_VERSION = 1;
 const SUPPORTED_VERSIONS = [1]; // mus.v1
-const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+// The bot's own copy (made by `npm ci`, see package.json's prepare script), so that the
+// bot needs nothing outside its folder (the arena's strict sandbox shows it nothing
+// else); the repository's proto/ when run from a checkout without it.
+const PROTO_ROOT = [path.join(__dirname, 'proto'), path.resolve(__dirname, '..', '..', 'proto')]
+  .find((dir) => fs.existsSync(path.join(dir, 'mus', 'v1', 'bot_service.proto')))
+  || path.resolve(__dirname, '..', '..', 'proto');
 // JSBOT_DEBUG=1 (in the manifest's [env], say) logs every decision and its time.
 const DEBUG = Boolean(process.env.JSBOT_DEBUG);
 

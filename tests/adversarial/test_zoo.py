@@ -35,7 +35,8 @@ from remote_helpers import close_all, config, manifest, pid_alive, play, tagged_
 from arena.league.runmatch import Seating, run_match
 from arena.referee.player import FaultKind
 from arena.remote.manifest import Limits
-from arena.remote.process import BASE_ENV, LOG_CAP_BYTES, BotStartError, _pid_namespaces
+from arena.remote.process import LOG_CAP_BYTES, BotStartError
+from arena.remote.sandbox import BASE_ENV, protections
 
 ARENA_RSS_LIMIT = 50 * MiB
 
@@ -67,16 +68,19 @@ def test_crash_at_match_end_leaves_the_result_standing(spawn, pool, mode: str, c
 
 @pytest.mark.parametrize("mode", ["wrong_address_tcp", "wrong_address_unix"])
 def test_wrong_address_is_a_start_error(spawn, mode: str) -> None:
-    """It announces a TCP port nobody listens on (or a unix socket nobody serves): the
-    arena's GetInfo probe fails, a BotStartError names the address and quotes the bot's
-    stderr, and the process is stopped. (In a league its team forfeits the match.)"""
+    """It announces a TCP port nobody listens on (or a socket in its socket directory
+    that nobody made): the arena's GetInfo probe fails (for the missing socket, the
+    arena's check before connecting), a BotStartError names the address and quotes the
+    bot's stderr, and the process is stopped. (In a league its team forfeits the match.)"""
     bot = spawn(mode, connect=False)
     t0 = time.monotonic()
     with pytest.raises(BotStartError) as err:
         bot.connect(info_timeout_s=1.0)
     message = str(err.value)
-    assert "does not answer GetInfo" in message
-    assert bot.process.announce.target in message
+    if mode == "wrong_address_tcp":
+        assert "does not answer GetInfo" in message and bot.process.target in message
+    else:
+        assert "zoo-nobody-listens" in message and "no socket at" in message
     assert "announced a" in message and "where nobody listens" in message  # its stderr
     assert not bot.process.alive()
     assert time.monotonic() - t0 < 6
@@ -220,9 +224,9 @@ def test_cpu_burner_is_killed_by_its_cpu_limit(spawn, pool) -> None:
     assert time.monotonic() - t0 < 4.5
     # Killed by SIGKILL; in a pid namespace the arena's child is the `unshare` wrapper,
     # which reports its child's death by that signal as exit status 1.
-    assert bot.process.proc.wait(1) in ((-signal.SIGKILL, 1) if _pid_namespaces() else (-signal.SIGKILL,))
+    assert bot.process.proc.wait(1) in ((-signal.SIGKILL, 1) if _pid_namespaces_here() else (-signal.SIGKILL,))
     # The stream may break before the dead process is reaped; the later faults name the exit.
-    codes = ("-9", "1") if _pid_namespaces() else ("-9",)
+    codes = ("-9", "1") if _pid_namespaces_here() else ("-9",)
     assert any(f"process exited with code {c};" in played.result.faults[-1].detail for c in codes)
 
 
@@ -266,7 +270,7 @@ def test_a_bot_can_stop_its_opponents(spawn, attack: str) -> None:
     ]
     played = play(seats, config(decision_ms=3000))
     r = played.result
-    if attack == "sigkill" and _pid_namespaces():
+    if attack == "sigkill" and _pid_namespaces_here():
         # Each bot in its own pid namespace cannot name a process outside it: kill() fails.
         assert r.reason == "completed" and not r.faults, (r.reason, r.detail)
         return
@@ -479,3 +483,8 @@ def _stage_for_other_users() -> Path:
         for name in filenames:
             os.chmod(os.path.join(dirpath, name), 0o644)
     return root
+
+
+def _pid_namespaces_here() -> bool:
+    """Whether default-profile bots get their own pid namespace on this machine (root)."""
+    return bool(protections("default")["pid_namespace"])

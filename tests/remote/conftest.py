@@ -44,13 +44,13 @@ def spawn(tag: str, log_dir: Path, tmp_path: Path) -> Iterator[Spawn]:
     bots: list[RemoteBot] = []
 
     def make(mode: str | None = None, *, connect: bool = True, path: Path = TESTBOT,
-             label: str | None = None, start_timeout_s: float = 10.0, socket_dir: str | None = None,
+             label: str | None = None, start_timeout_s: float = 10.0, unix_socket: bool = True,
              cpus: frozenset[int] | None = None, **env: str) -> RemoteBot:
         if mode is not None:
             env["MUS_TEST_MODE"] = mode
         env.setdefault("MUS_TEST_OUT", str(tmp_path))
         bot = RemoteBot(manifest(path, tag, **env), log_dir, label or f"bot{len(bots)}",
-                        start_timeout_s=start_timeout_s, socket_dir=socket_dir, cpus=cpus)
+                        start_timeout_s=start_timeout_s, unix_socket=unix_socket, cpus=cpus)
         bots.append(bot)
         if connect:
             bot.connect()

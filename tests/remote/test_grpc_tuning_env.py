@@ -23,7 +23,7 @@ def test_the_arena_starts_grpc_tuned() -> None:
 
 def test_the_opt_out_reaches_the_arenas_bots() -> None:
     """Bots get a minimal environment; the opt-out is part of it, so one setting covers both."""
-    from arena.remote.process import BASE_ENV
+    from arena.remote.sandbox import BASE_ENV
 
     assert tuning.OPT_OUT_ENV in BASE_ENV
     assert "GRPC_EXPERIMENTS" not in BASE_ENV  # each process decides for itself

@@ -22,11 +22,9 @@ from arena.remote.process import BotStartError
 
 
 def test_full_match_of_four_processes(spawn, tag: str, tmp_path: Path) -> None:
-    sockets = tmp_path / "sock"
-    sockets.mkdir()
     bots = [
         spawn(path=RANDOM_BOT, label=f"s{seat}", MUS_BOT_SEED=str(seat), connect=False,
-              socket_dir=str(sockets) if seat >= 2 else None)  # two over TCP, two over unix sockets
+              unix_socket=seat >= 2)  # two over TCP, two over their private unix sockets
         for seat in range(4)
     ]
     for b in bots:  # all four start at once, then each is waited for

@@ -194,9 +194,10 @@ class HogBot(Bot):
 # --------------------------------------------------------------------------- reaching the others
 
 
-def peers() -> list[tuple[int, int]]:
-    """``(pid, port)`` of every other process in scope that listens on 127.0.0.1."""
-    listening: dict[str, int] = {}
+def peers() -> list[tuple[int, str]]:
+    """``(pid, gRPC target)`` of every other process in scope that listens on 127.0.0.1
+    or on a unix socket of a mus-arena socket directory."""
+    listening: dict[str, str] = {}
     # gRPC binds 127.0.0.1 with an IPv6 socket (::ffff:127.0.0.1): read both tables.
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as f:
@@ -204,7 +205,13 @@ def peers() -> list[tuple[int, int]]:
                 parts = line.split()
                 ip, port = parts[1].split(":")
                 if parts[3] == "0A" and ip.endswith("0100007F"):  # LISTEN on 127.0.0.1
-                    listening[parts[9]] = int(port, 16)
+                    listening[parts[9]] = f"127.0.0.1:{int(port, 16)}"
+    # Unix sockets: path-bound listening sockets (flag 00010000 = __SO_ACCEPTCON).
+    with open("/proc/net/unix") as f:
+        for line in f.readlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 8 and parts[3] == "00010000" and parts[7].startswith("/"):
+                listening[parts[6]] = f"unix:{parts[7]}"
     needle = f"\0{SCOPE_ENV}={os.environ.get(SCOPE_ENV, '')}\0".encode()
     out = []
     for entry in os.listdir("/proc"):
@@ -226,9 +233,9 @@ def peers() -> list[tuple[int, int]]:
 def probe(match_start: svc_pb.PlayRequest, req: svc_pb.DecisionRequest) -> None:
     """Ask every other bot for its info and for a decision on my own cards."""
     found = []
-    for pid, port in peers():
-        rec: dict[str, object] = {"pid": pid, "port": port}
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    for pid, target in peers():
+        rec: dict[str, object] = {"pid": pid, "target": target}
+        with grpc.insecure_channel(target) as channel:
             stub = svc_grpc.BotServiceStub(channel)
             try:
                 rec["name"] = stub.GetInfo(svc_pb.GetInfoRequest(protocol_versions=[1]), timeout=1.0).name
@@ -250,8 +257,8 @@ def sabotage() -> None:
     """Stop every other bot not named like me (my partner is another instance of me)."""
     attack = os.environ.get("MUS_ZOO_ATTACK", "shutdown")
     victims = []
-    for pid, port in peers():
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    for pid, target in peers():
+        with grpc.insecure_channel(target) as channel:
             stub = svc_grpc.BotServiceStub(channel)
             try:
                 name = stub.GetInfo(svc_pb.GetInfoRequest(protocol_versions=[1]), timeout=1.0).name
@@ -472,7 +479,9 @@ def main() -> None:
         wait_for_stop()
         os._exit(0)
     if MODE == "wrong_address_unix":
-        announce(f"/tmp/zoo-nobody-listens-{os.getpid()}.sock", handshake.NETWORK_UNIX)
+        # In its own socket directory, as the contract asks, but nothing is bound there.
+        folder = os.environ.get(handshake.SOCKET_DIR_ENV, "/tmp")
+        announce(os.path.join(folder, f"zoo-nobody-listens-{os.getpid()}.sock"), handshake.NETWORK_UNIX)
         say("announced a socket where nobody listens")
         wait_for_stop()
         os._exit(0)
@@ -482,8 +491,11 @@ def main() -> None:
             time.sleep(0.05)
         if not found:
             sys.exit("zoo: no other bot found")
-        pid, port = found[0]
-        announce(f"127.0.0.1:{port}")
+        pid, target = found[0]
+        if target.startswith("unix:"):
+            announce(target[5:], handshake.NETWORK_UNIX)
+        else:
+            announce(target)
         say(f"announced the address of pid {pid}")
         wait_for_stop()
         os._exit(0)

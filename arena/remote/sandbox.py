@@ -1,0 +1,476 @@
+"""Sandbox profiles: what stands between a bot process and the machine, the league and
+the other bots.
+
+A league is only worth something if no bot can read the deal, spoil an opponent or
+touch the results, so every bot is treated as written by an attacker. Two profiles:
+
+``default`` (local development; as easy as a plain process)
+    The bot runs as the arena's user with resource limits (``prlimit``), the
+    parent-death signal (``setpriv``), its own session, and, when the arena runs as
+    root, its own pid namespace. Every bot gets a **private socket directory** that the
+    arena creates (mode 0700) and removes itself; the arena never acts on a path the bot
+    names. What it does *not* stop: a bot reading the arena's files, other bots'
+    processes or the network (docs/reliability.md).
+
+``strict`` (tournaments)
+    Every bot runs under bubblewrap (``bwrap``, Debian package ``bubblewrap``) with its
+    own pid, mount, network, IPC and UTS namespaces: it sees a read-only view of the
+    system's programs and libraries (``/usr``, a few files of ``/etc``), of its own
+    folder, and, for Python bots, of the interpreter and the SDK's packages (never the
+    project's venv); an empty private ``/tmp``, ``/dev/shm`` and home; no network but
+    its own loopback; and the one socket directory through which the arena reaches it.
+    As root each bot also gets a uid of its own (no two bots of a running arena share
+    one). The bot dies with the arena (``--die-with-parent``) and everything it started
+    dies with it (pid namespace). A machine that cannot give this refuses to start the
+    match, saying what is missing (:func:`require`).
+
+The arena starts a bot through :func:`confine`, which returns the command line, the
+environment and the socket directory of one bot; :meth:`Confinement.release` removes
+the directory (without following links) and frees the uid.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.remote.manifest import BotManifest, Limits
+
+DEFAULT = "default"
+STRICT = "strict"
+PROFILES = (DEFAULT, STRICT)
+
+SOCKET_DIR_INSIDE = "/run/mus-arena"
+"""Where a strict bot sees its socket directory (short: unix socket paths are limited to 107 bytes)."""
+PYTHON_PATH_INSIDE = "/run/mus-python"
+"""Where a strict Python bot finds the SDK and its two dependencies (grpcio, protobuf)."""
+HOME_INSIDE = "/home/bot"
+TMPFS_BYTES = 64 * 1024 * 1024
+"""Size of each private tmpfs of a strict bot (/tmp, /dev/shm, home): tmpfs is memory."""
+
+SDK_PACKAGES = ("mus_sdk", "mus", "grpc", "google.protobuf", "typing_extensions")
+"""What a Python bot may import besides the standard library under ``strict``: the SDK,
+the generated stubs, and what they need."""
+
+ETC_FILES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "localtime", "ssl",
+    "alternatives", "mime.types", "host.conf",
+)
+"""The few files of /etc a program may need to start (dynamic linker, TLS roots,
+Debian's alternatives symlinks). Not passwd: a strict bot's uid has no name."""
+
+BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "MUS_GRPC_TUNING")
+"""The only variables of the arena's environment a ``default`` bot receives unasked
+(``MUS_GRPC_TUNING=0`` turns the SDK's gRPC tuning off in the arena and its bots alike)."""
+
+UID_BASE = 1_600_000_000
+UID_SPAN = 1 << 20
+"""Strict bots run as root get uids from [UID_BASE, UID_BASE + UID_SPAN): far above any
+account, so a bot's uid owns no file on the machine."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """The machine cannot give the isolation a profile asks for; the message says what
+    is missing and how to get it."""
+
+
+class SandboxError(RuntimeError):
+    """A bot cannot be confined as asked (its socket directory cannot be created, a
+    manifest field the profile does not allow); the message says why."""
+
+
+def check_profile(name: str) -> str:
+    """``name`` if it is a known profile.
+
+    Raises:
+        ValueError: an unknown profile; the message lists the known ones.
+    """
+    if name not in PROFILES:
+        raise ValueError(f"unknown sandbox profile {name!r} (known: {', '.join(PROFILES)})")
+    return name
+
+
+_PROBE_LOCK = threading.Lock()
+_PROBES: dict[str, str | None] = {}
+
+
+def _probe(kind: str) -> str | None:
+    """Whether a kind of isolation works here: None if it does, else why not. Probed once
+    per process, under a lock (two matches starting at once must not see a half-done
+    probe: that race let bots of ``--jobs 2`` run without a pid namespace)."""
+    with _PROBE_LOCK:
+        if kind not in _PROBES:
+            _PROBES[kind] = _run_probe(kind)
+        return _PROBES[kind]
+
+
+def _run_probe(kind: str) -> str | None:
+    if not sys.platform.startswith("linux"):
+        return "needs Linux"
+    if kind == "pidns":
+        unshare = shutil.which("unshare")
+        if unshare is None or os.geteuid() != 0:
+            return "needs root and unshare (util-linux)"
+        argv = [unshare, "--fork", "--pid", "--kill-child=SIGKILL", "--", "true"]
+    else:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            return "bubblewrap is not installed: apt-get install bubblewrap (Debian/Ubuntu)"
+        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--", "true"]
+    try:
+        probe = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{argv[0]} failed: {exc}"
+    if probe.returncode != 0:
+        err = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        hint = (" (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1, "
+                "or run the arena as root)") if os.geteuid() != 0 else ""
+        return f"{argv[0]} cannot create namespaces here: {err[-1] if err else probe.returncode}{hint}"
+    return None
+
+
+def require(profile: str) -> None:
+    """Check, before anything starts, that this machine can give ``profile``.
+
+    Raises:
+        ValueError: an unknown profile.
+        SandboxUnavailable: ``strict`` on a machine without what it needs.
+    """
+    check_profile(profile)
+    if profile == STRICT:
+        why = _probe("bwrap")
+        if why is not None:
+            raise SandboxUnavailable(f"the strict sandbox is not available on this machine: {why}")
+
+
+def protections(profile: str) -> dict[str, object]:
+    """What is in force under ``profile`` on this machine (for log headers, league.json
+    and the standings): the profile's name and each protection, true or false."""
+    check_profile(profile)
+    strict = profile == STRICT and _probe("bwrap") is None
+    root = os.geteuid() == 0
+    return {
+        "profile": profile,
+        "private_socket_dir": True,
+        "resource_limits": shutil.which("prlimit") is not None,
+        "pid_namespace": strict or _probe("pidns") is None,
+        "filesystem_isolation": strict,
+        "network_isolation": strict,
+        "uid_per_bot": strict and root,
+    }
+
+
+# ---------------------------------------------------------------------- one bot
+
+
+@dataclass
+class Confinement:
+    """How one bot process is started, and what to clean up after it."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    socket_dir: Path
+    """The bot's private socket directory, as the arena sees it."""
+    socket_dir_inside: str
+    """The same directory as the bot sees it (its ``MUS_ARENA_SOCKET_DIR``)."""
+    profile: str
+    uid: int | None = None
+    _released: bool = field(default=False, repr=False)
+
+    def socket_path(self, announced: str) -> Path:
+        """The arena-side path of a unix socket the bot announced.
+
+        Only a plain file name directly inside the bot's socket directory is accepted:
+        the arena never acts on a path a bot chose elsewhere.
+
+        Raises:
+            SandboxError: the path is not directly inside the socket directory.
+        """
+        inside = os.path.normpath(announced)
+        parent, name = os.path.split(inside)
+        if parent != self.socket_dir_inside.rstrip("/") or name in ("", ".", "..") or announced != inside:
+            raise SandboxError(
+                f"announced unix socket {announced[:200]!r} is not directly inside its socket directory "
+                f"{self.socket_dir_inside} (MUS_ARENA_SOCKET_DIR)"
+            )
+        return self.socket_dir / name
+
+    def release(self) -> None:
+        """Remove the socket directory and everything in it (never following a link the
+        bot made), and free the uid. Idempotent."""
+        if self._released:
+            return
+        self._released = True
+        # shutil.rmtree works on file descriptors here (Linux): a symlink inside is
+        # removed, never followed, so a bot cannot make the arena delete anything else.
+        shutil.rmtree(self.socket_dir.parent if self.profile == STRICT else self.socket_dir, ignore_errors=True)
+        if self.uid is not None:
+            _UIDS.free(self.uid)
+
+
+class _UidPool:
+    """Uids for strict bots run by a root arena: distinct among the running bots."""
+
+    def __init__(self) -> None:
+        self._used: set[int] = set()
+        self._lock = threading.Lock()
+
+    def take(self) -> int:
+        with self._lock:
+            while True:
+                uid = UID_BASE + secrets.randbelow(UID_SPAN)
+                if uid not in self._used:
+                    self._used.add(uid)
+                    return uid
+
+    def free(self, uid: int) -> None:
+        with self._lock:
+            self._used.discard(uid)
+
+
+_UIDS = _UidPool()
+
+
+def _runtime_root() -> Path:
+    """The folder under which the arena makes its bots' socket directories: private to
+    the arena's user, and short (unix socket paths are limited to 107 bytes)."""
+    base = Path(tempfile.gettempdir()) / f"mus-arena-{os.geteuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    st = base.lstat()
+    if not base.is_dir() or base.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        raise SandboxError(f"{base} is not a private folder of this user (mode 0700, not a link): remove it")
+    return base
+
+
+def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
+    """Prepare one bot's start under ``profile``: its private socket directory, command
+    line and environment.
+
+    Raises:
+        ValueError: an unknown profile.
+        SandboxUnavailable: ``strict`` on a machine that cannot give it.
+        SandboxError: the socket directory cannot be made, or ``run_as`` is impossible.
+    """
+    check_profile(profile)
+    try:
+        root = _runtime_root()
+        # A random name: a bot cannot guess another bot's directory.
+        host_dir = Path(tempfile.mkdtemp(prefix=f"{label[:40]}-", dir=root))
+    except OSError as exc:
+        raise SandboxError(f"cannot create the socket directory of bot {manifest.name}: {exc.strerror or exc}") from None
+    if profile == DEFAULT:
+        argv = [*_default_wrapper(manifest.limits, manifest.run_as), *manifest.command]
+        env = _default_env(manifest, str(host_dir))
+        if manifest.run_as is not None:
+            run_uid, run_gid = _user_ids(manifest.run_as)
+            os.chown(host_dir, run_uid, run_gid)
+        return Confinement(argv, env, manifest.workdir, host_dir, str(host_dir), profile)
+    require(STRICT)
+    # strict: host_dir is a private parent; the socket directory inside it is the one
+    # bound into the sandbox (its parent stays 0700, so no other user reaches it).
+    sock_dir = host_dir / "s"
+    sock_dir.mkdir(mode=0o700)
+    uid = _UIDS.take() if os.geteuid() == 0 else None
+    if uid is not None:
+        os.chown(sock_dir, uid, uid)
+    argv, env = _strict_command(manifest, sock_dir, uid)
+    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid)
+
+
+# ---------------------------------------------------------------------- default profile
+
+
+def _user_ids(user: str) -> tuple[int, int]:
+    """uid and gid of a user name or number.
+
+    Raises:
+        SandboxError: no such user.
+    """
+    import pwd
+
+    try:
+        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
+    except (KeyError, ValueError):
+        raise SandboxError(f"run_as: no user {user!r} on this machine") from None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _limits_wrapper(limits: Limits) -> list[str]:
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return []
+    args = []
+    if limits.memory_mb:
+        args.append(f"--as={limits.memory_mb * 1024 * 1024}")
+    if limits.cpu_seconds:
+        args.append(f"--cpu={limits.cpu_seconds}")
+    if limits.open_files:
+        args.append(f"--nofile={limits.open_files}")
+    if limits.processes:
+        args.append(f"--nproc={limits.processes}")
+    return [prlimit, *args, "--"] if args else []
+
+
+def _default_wrapper(limits: Limits, run_as: str | None = None) -> list[str]:
+    """The exec wrappers of a ``default`` bot: they apply the limits and tie the bot's life
+    to the arena's.
+
+    ``setpriv --pdeathsig KILL`` makes the kernel kill the bot if the arena dies (even
+    by SIGKILL); ``prlimit`` sets the resource limits. Both are util-linux programs that
+    exec the bot in the same process, and unlike a ``preexec_fn`` they are safe in a
+    threaded arena. Where they are missing, the bot runs without them.
+    """
+    out: list[str] = []
+    setpriv = shutil.which("setpriv")
+    if setpriv and sys.platform.startswith("linux"):
+        out += [setpriv, "--pdeathsig", "KILL", "--"]
+    if _probe("pidns") is None:
+        # Its own pid namespace: when the bot (the namespace's init) dies, the kernel
+        # kills every process it left, even one that escaped its process group; and the
+        # bot cannot name any process outside (no kill() of another seat's bot).
+        out += [shutil.which("unshare") or "unshare", "--fork", "--pid", "--kill-child=SIGKILL", "--"]
+    if run_as is not None:
+        # After unshare, which needs root: the bot itself runs as the other user.
+        if os.geteuid() != 0 or not setpriv:
+            raise SandboxError(f"run_as {run_as!r} needs an arena running as root, with setpriv (util-linux)")
+        uid, gid = _user_ids(run_as)
+        out += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+    return out + _limits_wrapper(limits)
+
+
+def _default_env(manifest: BotManifest, socket_dir: str) -> dict[str, str]:
+    from mus_sdk import handshake
+
+    keep = {*BASE_ENV, *manifest.inherit_env}
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env.update(manifest.env)
+    env.update(handshake.handshake_env(socket_dir))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+# ---------------------------------------------------------------------- strict profile
+
+
+def _namespaces() -> list[str]:
+    out = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if os.geteuid() != 0:
+        # A user namespace lets an unprivileged arena make the others. As root there is
+        # none: the bot's own uid is set inside, by setpriv, after the mounts.
+        out.append("--unshare-user")
+    return [*out, "--die-with-parent", "--new-session"]
+
+
+def _system_binds() -> list[str]:
+    """Read-only views of the system's programs and libraries (merged /usr or not)."""
+    out = ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / top
+        if path.is_symlink():
+            out += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            out += ["--ro-bind", str(path), str(path)]
+    return out
+
+
+def _python_binds() -> tuple[list[str], str]:
+    """Binds for a Python bot: the interpreter's installation and the SDK's packages
+    (found where this arena imports them), and the interpreter to run."""
+    binds: list[str] = []
+    base = Path(sys.base_prefix).resolve()
+    if not str(base).startswith("/usr/"):
+        binds += ["--ro-bind", str(base), str(base)]
+    for name in SDK_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            continue
+        inside = Path(PYTHON_PATH_INSIDE, *name.split("."))
+        if spec.submodule_search_locations:
+            source = Path(next(iter(spec.submodule_search_locations)))
+        elif spec.origin:
+            source, inside = Path(spec.origin), inside.with_suffix(Path(spec.origin).suffix)
+        else:
+            continue
+        binds += ["--ro-bind", str(source.resolve()), str(inside)]
+    interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    return binds, interpreter
+
+
+_BIND_OPTIONS = {"--ro-bind", "--ro-bind-try", "--bind", "--symlink", "--tmpfs", "--dev", "--proc"}
+
+
+def _with_parent_dirs(argv: list[str]) -> list[str]:
+    """``argv`` with every folder above a mount point created first, mode 0755.
+
+    bwrap makes missing parents of a mount point mode 0700, owned by root: a bot run as
+    another uid could then not reach ``/run/mus-arena`` or the interpreter under
+    ``/root/.pyenv``. Only the folders bwrap would make are added (each once)."""
+    made: set[str] = {"/"}
+    before: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        arg = argv[i]
+        if arg in _BIND_OPTIONS:
+            dest = argv[i + 1] if arg in ("--tmpfs", "--dev", "--proc") else argv[i + 2]
+            for parent in reversed(Path(dest).parents):
+                name = str(parent)
+                if name not in made:
+                    made.add(name)
+                    before += ["--perms", "0755", "--dir", name]
+            i += 2 if arg in ("--tmpfs", "--dev", "--proc") else 3
+        elif arg in ("--perms", "--size", "--hostname", "--chdir"):
+            i += 2
+        else:
+            i += 1
+    first = next(i for i, a in enumerate(argv) if a.startswith("--"))
+    return argv[:first] + before + argv[first:]
+
+
+def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str]]:
+    from mus_sdk import handshake
+
+    bwrap = shutil.which("bwrap") or "bwrap"
+    argv = [bwrap, *_namespaces(), *_system_binds()]
+    for name in ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # Private, size-limited, writable by the bot's uid (1777: the tmpfs is the bot's alone).
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    for path in ("/tmp", "/dev/shm", HOME_INSIDE):
+        argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", path]
+    argv += ["--bind", str(sock_dir), SOCKET_DIR_INSIDE]
+    workdir = str(manifest.workdir)
+    argv += ["--ro-bind", workdir, workdir]
+    command = list(manifest.command)
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": HOME_INSIDE,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if command and command[0] == sys.executable:
+        # "python" in a manifest: the arena's interpreter, without the arena's venv.
+        binds, command[0] = _python_binds()
+        argv += binds
+        env.update(PYTHONPATH=PYTHON_PATH_INSIDE, PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1")
+    for name in ("MUS_GRPC_TUNING", *manifest.inherit_env):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env.update(manifest.env)
+    env.update(handshake.handshake_env(SOCKET_DIR_INSIDE))
+    argv += ["--hostname", "mus-bot", "--chdir", workdir, "--"]
+    argv = _with_parent_dirs(argv)
+    if uid is not None:
+        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    argv += _limits_wrapper(manifest.limits)
+    return argv + command, env
