@@ -4,7 +4,7 @@ A scenario is a TOML file (see ``docs/scenarios.md`` for the full format)::
 
     name = "TV-06: the full hand from [DE]"
 
-    [rules]                 # optional, RULES.md §12 keys; defaults otherwise
+    [rules]                 # optional, docs/rules.md §12 keys; defaults otherwise
     kings = 8
 
     [hand]

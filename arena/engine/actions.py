@@ -7,7 +7,7 @@ constants (:data:`PASO`, :data:`QUIERO`, ...); build the others with :func:`envi
 
 ``ENVIDO`` always carries the stones *added*: as an opening bet ``envido 5`` proposes a
 stake of 5; as a raise (``envido más``, ``+k``) it adds ``k`` to the live stake. Both are
-at least 2 (RULES.md §6.2).
+at least 2 (docs/rules.md §6.2).
 
 Text notation (:meth:`Action.parse` accepts all forms, ``str()`` gives the first):
 

@@ -15,7 +15,7 @@ suit chars    ``o`` oros, ``c`` copas, ``e`` espadas, ``b`` bastos
 ============  =====================================================
 
 ``Card.parse(str(card)) == card`` for every card. Suits never matter to the rules
-(RULES.md §1.1); they exist so that a deal is a real deal of 40 distinct cards.
+(docs/rules.md §1.1); they exist so that a deal is a real deal of 40 distinct cards.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hand evaluation for every lance, precomputed over the rank multisets (RULES.md §1, §4).
+"""Hand evaluation for every lance, precomputed over the rank multisets (docs/rules.md §1, §4).
 
 A hand's evaluation depends only on the multiset of its four natural ranks, of which
 there are 715; :func:`table` builds, once per (kings, juego_real), a dict from a hand's

@@ -10,7 +10,7 @@ from arena.engine.cards import Card
 
 
 class Lance(enum.IntEnum):
-    """The four lances, in the order they are played and counted (RULES.md §5)."""
+    """The four lances, in the order they are played and counted (docs/rules.md §5)."""
 
     GRANDE = 0
     """Highest cards."""
@@ -38,7 +38,7 @@ class Phase(enum.IntEnum):
 
 
 class Sena(enum.IntEnum):
-    """Señas (signals) between partners, RULES.md §9.2; each is checked against the hand."""
+    """Señas (signals) between partners, docs/rules.md §9.2; each is checked against the hand."""
 
     DOS_REYES = 0
     """Exactly two kings."""

@@ -1,4 +1,4 @@
-"""The rules configuration: every variant of RULES.md as one frozen value (§12)."""
+"""The rules configuration: every variant of docs/rules.md as one frozen value (§12)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 
 class JuegoReal(enum.Enum):
-    """Which hands count as "31 real" (three 7s and a ten-point card), RULES.md §4.4."""
+    """Which hands count as "31 real" (three 7s and a ten-point card), docs/rules.md §4.4."""
 
     OFF = "off"
     """No real: every 31 is equal (default)."""
@@ -22,7 +22,7 @@ class JuegoReal(enum.Enum):
 
 
 class SignalMode(enum.Enum):
-    """Who sees a seña, RULES.md §9.3."""
+    """Who sees a seña, docs/rules.md §9.3."""
 
     PUBLIC = "public"
     """Every other seat sees every seña (default)."""
@@ -33,7 +33,7 @@ class SignalMode(enum.Enum):
 
 
 class MusCorrido(enum.Enum):
-    """The ``mus_corrido`` variant, RULES.md §3.6."""
+    """The ``mus_corrido`` variant, docs/rules.md §3.6."""
 
     OFF = "off"
     FIRST_HAND_OF_MATCH = "first_hand_of_match"
@@ -42,7 +42,7 @@ class MusCorrido(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """A rules variant. The defaults are those of RULES.md §12.
+    """A rules variant. The defaults are those of docs/rules.md §12.
 
     Build one with keyword arguments, or from a plain mapping (a TOML table) with
     :meth:`from_mapping`, which names the offending field on error.

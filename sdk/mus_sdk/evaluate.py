@@ -1,4 +1,4 @@
-"""Hand evaluation for bot authors: the same semantics as the referee (RULES.md §1, §4).
+"""Hand evaluation for bot authors: the same semantics as the referee (docs/rules.md §1, §4).
 
 Standard library only; this module imports nothing else, not even the rest of the SDK.
 Cards are ``int`` 0..39 (``rank * 4 + suit``, natural rank 0 = as .. 9 = rey), so
@@ -7,7 +7,7 @@ takes ``kings=8`` (a 3 plays as a rey and a 2 as an as, the default) or ``kings=
 
 All comparison keys are ``int`` where **higher is better**; equal keys are a tie, which
 the player closer to mano wins (:func:`lance_winner` applies that rule). The unpaired
-cards never count in pares (no kickers, RULES.md §4.3).
+cards never count in pares (no kickers, docs/rules.md §4.3).
 
 Everything is precomputed at import over the 715 rank multisets of a 4-card hand, so a
 call costs a few additions and one dict lookup.
@@ -64,13 +64,13 @@ _EFFECTIVE_8 = (_AS, _AS, _REY, 3, 4, 5, 6, _SOTA, _CABALLO, _REY)
 """Effective rank per natural rank with 8 kings: 3 -> rey, 2 -> as."""
 
 JUEGO_ORDER: tuple[int, ...] = (31, 32, 40, 37, 36, 35, 34, 33)
-"""Juego totals from best to worst (RULES.md §4.4)."""
+"""Juego totals from best to worst (docs/rules.md §4.4)."""
 
 _JUEGO_RANK = {t: len(JUEGO_ORDER) - i for i, t in enumerate(JUEGO_ORDER)}
 
 
 class Pares(enum.IntEnum):
-    """Pares categories; the value is the stones each holder scores (RULES.md §7.1)."""
+    """Pares categories; the value is the stones each holder scores (docs/rules.md §7.1)."""
 
     NONE = 0
     """No two cards of the same (effective) rank."""
@@ -252,7 +252,7 @@ def _juego_real_name(juego_real: object) -> str:
 
 
 def is_real(cards: Iterable[int], kings: int = 8, juego_real: object = "off") -> bool:
-    """Whether the hand is a "31 real" under the ``juego_real`` variant (RULES.md §4.4).
+    """Whether the hand is a "31 real" under the ``juego_real`` variant (docs/rules.md §4.4).
 
     ``juego_real`` is a :class:`mus_sdk.JuegoReal` or its value: ``off``,
     ``any_ten_card``, ``figure_no_three`` or ``sota_only``.

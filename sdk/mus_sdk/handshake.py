@@ -1,4 +1,4 @@
-"""The go-plugin style handshake between the arena and a bot process (STYLE.md §3).
+"""The go-plugin style handshake between the arena and a bot process.
 
 This module is the single source of truth for the constants both sides share; the arena
 imports it, as go-plugin's host and plugin share one ``HandshakeConfig``.

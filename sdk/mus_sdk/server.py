@@ -195,7 +195,7 @@ def start_server(
 def serve(bot: Bot, *, max_workers: int = 4) -> NoReturn:
     """Serve ``bot`` to the arena that started this process; never returns.
 
-    Steps (STYLE.md §3): check :data:`~mus_sdk.handshake.COOKIE_ENV` (without it, print
+    Steps (the go-plugin contract): check :data:`~mus_sdk.handshake.COOKIE_ENV` (without it, print
     a friendly message and exit 1); pick the newest protocol version both sides speak
     (exit 1 if none); ignore SIGINT, since the arena owns the process's lifetime; bind
     and print the announce line to stdout; serve until ``Shutdown``, SIGTERM, or the

@@ -645,7 +645,7 @@ class LegalActions(Sequence[LegalAction]):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """A rules variant (RULES.md §12); field names match the arena's ``Rules``."""
+    """A rules variant (docs/rules.md §12); field names match the arena's ``Rules``."""
 
     players: int = 4
     """Seats at the table: 4, 2 or 6."""

@@ -1,4 +1,4 @@
-"""The betting protocol of RULES.md §6 and the scoring of §7, one lance at a time."""
+"""The betting protocol of docs/rules.md §6 and the scoring of §7, one lance at a time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand evaluation per lance: RULES.md §1 (ranks, values, totals) and §4 (the lances)."""
+"""Hand evaluation per lance: docs/rules.md §1 (ranks, values, totals) and §4 (the lances)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The mus (discard) phase: RULES.md §3 (calls, discards, replacements, stock exhaustion,
+"""The mus (discard) phase: docs/rules.md §3 (calls, discards, replacements, stock exhaustion,
 repetition, ``max_mus_rounds``, ``mus_corrido``) and the 2- and 6-player tables of §10."""
 
 from __future__ import annotations

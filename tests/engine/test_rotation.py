@@ -1,4 +1,4 @@
-"""Rotation of dealer and mano (RULES.md §2.4, §2.6, TV-19) and the match structure (§7.4, §8)."""
+"""Rotation of dealer and mano (docs/rules.md §2.4, §2.6, TV-19) and the match structure (§7.4, §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Señas (RULES.md §9): truthfulness, timing, modes, visibility, and when they may be given."""
+"""Señas (docs/rules.md §9): truthfulness, timing, modes, visibility, and when they may be given."""
 
 from __future__ import annotations
 

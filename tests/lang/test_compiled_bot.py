@@ -125,7 +125,7 @@ def cpp_bot() -> Path:
 
 
 def test_strategy_self_test(cpp_bot: Path) -> None:
-    """The evaluation agrees with RULES.md §13's vectors; sample decisions are legal."""
+    """The evaluation agrees with docs/rules.md §13's vectors; sample decisions are legal."""
     out = run([str(SELF_TEST)])
     assert out.returncode == 0, f"strategy_test failed:\n{out.stdout[-4000:]}\n{out.stderr[-2000:]}"
 

@@ -1,4 +1,4 @@
-"""mus_sdk.evaluate against RULES.md §1, §4 and the test vectors TV-01..TV-05 of §13."""
+"""mus_sdk.evaluate against docs/rules.md §1, §4 and the test vectors TV-01..TV-05 of §13."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ class TestTV05Punto:
 
 class TestTables:
     def test_totals_possible(self) -> None:
-        """RULES.md §1.4: totals 4, 7-37, 40 with 8 kings; 4-37, 40 with 4 kings."""
+        """docs/rules.md §1.4: totals 4, 7-37, 40 with 8 kings; 4-37, 40 with 4 kings."""
         for kings, expected in ((8, {4, *range(7, 38), 40}), (4, {*range(4, 38), 40})):
             totals = {ev.total(c, kings) for c in itertools.combinations(range(40), 4)}
             assert totals == expected

@@ -1,4 +1,4 @@
-"""The announce line and the handshake environment (go-plugin contract, STYLE.md §3)."""
+"""The announce line and the handshake environment (go-plugin contract)."""
 
 from __future__ import annotations
 
