@@ -5,7 +5,7 @@
  * strings, defaults, oneofs) and returns `{action}`, a mus.v1.Action object that is
  * always one of the request's legal_actions.
  *
- * Evaluation (RULES.md §1, §4): cards are reduced to natural rank indices 0 (as) .. 9
+ * Evaluation (docs/rules.md §1, §4): cards are reduced to natural rank indices 0 (as) .. 9
  * (rey). With 8 kings a 3 plays as a rey and a 2 as an as. Every one of the 715 rank
  * multisets of a 4-card hand is evaluated once at load time, for 8 and 4 kings, and
  * weighted by how many physical hands it stands for; `strength()` is then the fraction
@@ -40,7 +40,7 @@ const POINTS = {
   8: [1, 1, 10, 4, 5, 6, 7, 10, 10, 10],
   4: [1, 2, 3, 4, 5, 6, 7, 10, 10, 10],
 };
-const JUEGO_ORDER = [31, 32, 40, 37, 36, 35, 34, 33]; // best to worst (RULES.md §4.4)
+const JUEGO_ORDER = [31, 32, 40, 37, 36, 35, 34, 33]; // best to worst (docs/rules.md §4.4)
 const JUEGO_RANK = new Map(JUEGO_ORDER.map((t, i) => [t, JUEGO_ORDER.length - i]));
 
 const GRANDE = 0;
@@ -509,7 +509,7 @@ function decideBet(ctx) {
   // Declining would hand them the game: accept whatever we hold.
   const declineLoses = ctx.theirScore + deje >= ctx.target;
   // Answering, only this seat's hand counts: a partner still in the lance is asked
-  // too, and the braver answer wins (RULES.md §6.4). `me` already assumes the bettor
+  // too, and the braver answer wins (docs/rules.md §6.4). `me` already assumes the bettor
   // holds a strong hand.
   if (bet.is_ordago) {
     const yes = declineLoses || me >= 0.6 || (theyClose && me >= 0.35);

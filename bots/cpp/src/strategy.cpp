@@ -484,7 +484,7 @@ HandEval Evaluate(const std::array<int, 4>& ranks, int kings, int juego_real) {
     case 33: e.juego_key = 1; break;
     default: e.juego_key = 0; break;
   }
-  if (e.total == 31 && sevens == 3) {  // 31 real (RULES.md §4.4)
+  if (e.total == 31 && sevens == 3) {  // 31 real (docs/rules.md §4.4)
     int fourth = 0;
     for (int r : ranks)
       if (r != mus::v1::RANK_SIETE) fourth = r;

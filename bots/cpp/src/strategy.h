@@ -1,4 +1,4 @@
-// cppbot's game logic: hand evaluation (RULES.md §1 and §4) and the decision rules.
+// cppbot's game logic: hand evaluation (docs/rules.md §1 and §4) and the decision rules.
 // No networking here; main.cpp serves it over gRPC.
 #pragma once
 
@@ -10,16 +10,16 @@
 namespace cppbot {
 
 // Ranks are the proto's natural ranks: 1 as, 2 dos, 3 tres, 4..7, 8 sota, 9 caballo,
-// 10 rey. With 8 kings a tres counts as a rey and a dos as an as (RULES.md §1.2).
+// 10 rey. With 8 kings a tres counts as a rey and a dos as an as (docs/rules.md §1.2).
 int EffectiveRank(int rank, int kings);
 // Points of a card for juego and punto: 10 for figures (and tres with 8 kings), 1 for
 // as (and dos with 8 kings), the face value otherwise.
 int CardPoints(int rank, int kings);
 
-// Pares category: 0 none, 1 par, 2 medias, 3 duples (RULES.md §4.3).
+// Pares category: 0 none, 1 par, 2 medias, 3 duples (docs/rules.md §4.3).
 struct HandEval {
   int total = 0;         // juego/punto total
-  int grande_key = 0;    // higher beats lower (RULES.md §4.1)
+  int grande_key = 0;    // higher beats lower (docs/rules.md §4.1)
   int chica_key = 0;     // higher beats lower, i.e. the lower hand (§4.2)
   int pares_key = 0;     // 0 = no pares; higher beats lower (§4.3)
   int pares_cat = 0;     // 0..3

@@ -1,4 +1,4 @@
-// Self-test of the hand evaluation against RULES.md §13's test vectors, and of the
+// Self-test of the hand evaluation against docs/rules.md §13's test vectors, and of the
 // decision logic's legality on a few hand-made requests. Run: build/strategy_test
 #include <array>
 #include <cstdio>

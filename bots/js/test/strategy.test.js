@@ -42,7 +42,7 @@ function ranksOf(cards) {
   return cards.map((c) => c.rank).sort();
 }
 
-test('evaluation follows RULES.md §1 and §4 (8 kings)', () => {
+test('evaluation follows docs/rules.md §1 and §4 (8 kings)', () => {
   const v = s.evaluate(hand('R 3 C A'), 8); // R R C A: 31, par of reyes
   assert.equal(v.total, 31);
   assert.equal(v.pares, 1);
