@@ -41,7 +41,7 @@ def match(
     bots: Annotated[list[str], typer.Argument(help="2 bots (each team: two instances of one) or one per seat (S0 S1 S2 S3…); a manifest, a folder with bot.toml, or host:port.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the hand log and bot logs (created if needed).")] = Path("out/match"),
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 0,
-    rules_file: Annotated[Path | None, typer.Option("--rules", help="TOML file with a [rules] table (RULES.md §12 keys).")] = None,
+    rules_file: Annotated[Path | None, typer.Option("--rules", help="TOML file with a [rules] table (docs/rules.md §12 keys).")] = None,
     games: Annotated[int | None, typer.Option(help="Games to win the match (rules.games_to_win).")] = None,
     target: Annotated[int | None, typer.Option(help="Stones to win a game (rules.target_points).")] = None,
     decision_ms: Annotated[int, typer.Option(min=1, help="Deadline of one decision (ms).")] = 2000,

@@ -1,4 +1,4 @@
-"""The match state machine: every rule of RULES.md, as queries and one checked ``apply``.
+"""The match state machine: every rule of docs/rules.md, as queries and one checked ``apply``.
 
 :class:`MusState` holds a whole match (games, hands, the mus phase, the lances, the
 betting, the count). It is mutable for speed (search bots run it in their inner loop);
