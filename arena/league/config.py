@@ -10,7 +10,7 @@
     bot_cpus = "auto"            # "declared" (default), "any", "auto" or a CPU list: see arena/remote/placement.py
     spin_us = 200                # how long the referee polls for an answer before it sleeps (0: never)
 
-    [rules]                      # RULES.md §12 keys (defaults otherwise)
+    [rules]                      # docs/rules.md §12 keys (defaults otherwise)
     target_points = 30
 
     [time]
