@@ -3,7 +3,7 @@
 ::
 
     name = "demo"
-    seed = 7
+    seed = 7                     # optional; without it each run draws a 128-bit secret
     matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
@@ -17,6 +17,9 @@
     decision_ms = 2000
     time_bank_ms = 120000
     max_faults = 5
+
+    [sandbox]
+    mode = "default"             # or "strict": see arena/remote/sandbox.py
 
     [[entry]]
     name = "rulebot"
@@ -38,13 +41,38 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Rules
+from arena.engine.state import SEED_LIMIT
 from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, check_spin_us
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.placement import BotCpus, PlacementError
+from arena.remote.sandbox import PROFILES, check_profile
 
 
 class LeagueConfigError(ValueError):
     """A league file that cannot be used; the message has file, line and field."""
+
+
+_SEED_TEXT = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")
+
+
+def parse_seed(value: object) -> int:
+    """A seed given by the user (``--seed`` of ``mus match`` and ``mus league``, ``seed =``
+    of a league file): one rule everywhere. A non-negative integer below 2**256, as an
+    integer or as text in decimal or ``0x`` hexadecimal (TOML integers stop at 2**63, so
+    a drawn 128-bit secret is written ``seed = "0x…"``).
+
+    Raises:
+        ValueError: anything else (a sign, a fraction, text that is not a number, a
+            value of 2**256 or more), with a message saying what a seed is.
+    """
+    seed: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        seed = value
+    elif isinstance(value, str) and _SEED_TEXT.fullmatch(value):
+        seed = int(value, 0) if value[:2].lower() == "0x" else int(value, 10)
+    if seed is None or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed is a non-negative integer below 2**256, in decimal or 0x-hex, not {value!r}")
+    return seed
 
 
 @dataclass(frozen=True)
@@ -63,7 +91,8 @@ class LeagueConfig:
     name: str
     entries: tuple[Entry, ...]
     rules: Rules = field(default_factory=Rules)
-    seed: int = 0
+    seed: int | None = None
+    """The seed the user gave (reproducible, and guessable); None: each run draws a secret."""
     matches_per_pairing: int = 2
     duplicate: bool = False
     decision_ms: int = 2000
@@ -74,6 +103,8 @@ class LeagueConfig:
     """Where the bots of each match run (``any``: wherever the system puts them)."""
     spin_us: int = DEFAULT_SPIN_US
     """How long a referee polls for an answer before it sleeps, in µs (:mod:`arena.referee.eventloop`)."""
+    sandbox: str = "default"
+    """The isolation profile of the bot processes (:mod:`arena.remote.sandbox`)."""
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -116,13 +147,15 @@ def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
     return start + 1 if entry is not None and start < len(lines) else None
 
 
-def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | None = None) -> LeagueConfig:
+def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | None = None,
+                sandbox: str | None = None) -> LeagueConfig:
     """Read and validate a league file.
 
     ``bot_cpus`` replaces the file's ``bot_cpus`` (``--bot-cpus``); the file's value is
     then only checked for its form, not against this machine's CPUs, so a league written
     for a bigger machine can run here with another placement. ``spin_us`` likewise
-    replaces the file's ``spin_us`` (``--spin-us``).
+    replaces the file's ``spin_us`` (``--spin-us``), and ``sandbox`` its
+    ``[sandbox] mode`` (``--sandbox``).
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -142,7 +175,8 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         where = f"{path}:{line}" if line else str(path)
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
-    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "spin_us", "rules", "time", "entry"}
+    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "spin_us", "rules", "time",
+               "sandbox", "entry"}
     for key in data:
         if key not in allowed:
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -166,6 +200,26 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
     for key in time_cfg:
         if key not in ("decision_ms", "time_bank_ms", "max_faults"):
             raise err(f"time.{key}", "unknown key (known: decision_ms, time_bank_ms, max_faults)", key)
+    sandbox_cfg = data.get("sandbox", {})
+    if not isinstance(sandbox_cfg, dict):
+        raise err("sandbox", "must be a table ([sandbox] with mode)", "sandbox")
+    for key in sandbox_cfg:
+        if key != "mode":
+            raise err(f"sandbox.{key}", "unknown key (known: mode)", key)
+    file_sandbox = sandbox_cfg.get("mode", "default")
+    if not isinstance(file_sandbox, str) or file_sandbox not in PROFILES:
+        raise err("sandbox.mode", f"must be one of {', '.join(PROFILES)}, not {file_sandbox!r}", "mode")
+    if sandbox is not None:
+        try:
+            check_profile(sandbox)
+        except ValueError as exc:
+            raise LeagueConfigError(f"sandbox: {exc}") from None
+    seed: int | None = None
+    if "seed" in data:
+        try:
+            seed = parse_seed(data["seed"])
+        except ValueError as exc:
+            raise err("seed", str(exc)) from None
     raw_entries = data.get("entry")
     if not isinstance(raw_entries, list) or len(raw_entries) < 2:
         raise err("entry", "a league needs at least two [[entry]] tables", "[[entry]]")
@@ -234,7 +288,7 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         name=str(name),
         entries=tuple(entries),
         rules=rules,
-        seed=integer(data, "seed", 0, 0),
+        seed=seed,
         matches_per_pairing=matches,
         duplicate=duplicate,
         decision_ms=integer(time_cfg, "decision_ms", 2000, 1, "time."),
@@ -243,5 +297,6 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         jobs=integer(data, "jobs", 1, 1),
         bot_cpus=bot_cpus,
         spin_us=file_spin if spin_us is None else spin_us,
+        sandbox=file_sandbox if sandbox is None else sandbox,
         source=path,
     )

@@ -6,6 +6,9 @@ when ``k`` is odd, so both teams sit both ways. In **duplicate** mode matches ``
 ``2d + 1`` share one deal seed (the deal of every hand depends only on the seed and the
 hand number), so each team plays the other's cards; and deal ``d`` uses the same seed
 in every pairing, so all entries meet the same luck.
+
+Match seeds are 128-bit values of a keyed hash of the league secret (BLAKE2b keyed with
+it): one match's seed, even known, says nothing about the secret or the other seeds.
 """
 
 from __future__ import annotations
@@ -32,23 +35,40 @@ class ScheduledMatch:
 
 
 def derive_seed(league_seed: int, *parts: object) -> int:
-    """A 63-bit seed from the league seed and a label (stable across runs and machines)."""
-    text = ":".join(str(p) for p in (league_seed, *parts))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
+    """A 128-bit seed: BLAKE2b keyed with the league seed (its 32 bytes), over the label
+    ``parts`` joined by ``:`` (stable across runs, machines and Python versions).
+
+    Raises:
+        ValueError: ``league_seed`` is not an integer in ``0 <= seed < 2**256``.
+    """
+    if not isinstance(league_seed, int) or isinstance(league_seed, bool) or not 0 <= league_seed < 1 << 256:
+        raise ValueError(f"league seed must be an integer with 0 <= seed < 2**256, not {league_seed!r}")
+    label = ":".join(str(p) for p in parts).encode()
+    digest = hashlib.blake2b(label, key=league_seed.to_bytes(32, "big"), digest_size=16).digest()
+    return int.from_bytes(digest, "big")
 
 
-def schedule(config: LeagueConfig) -> list[ScheduledMatch]:
-    """Every match of the league, in a fixed order."""
+def schedule(config: LeagueConfig, secret: int | None = None) -> list[ScheduledMatch]:
+    """Every match of the league, in a fixed order; the seeds derive from ``secret``
+    (by default the league file's seed).
+
+    Raises:
+        ValueError: no secret, and the league file gives no seed (a league run draws one:
+            :func:`arena.league.runner.run_league`).
+    """
+    league_seed = config.seed if secret is None else secret
+    if league_seed is None:
+        raise ValueError("the league has no seed: pass the secret drawn for its run")
     out: list[ScheduledMatch] = []
     names = [e.name for e in config.entries]
     for pi, (a, b) in enumerate(itertools.combinations(names, 2)):
         for k in range(config.matches_per_pairing):
             if config.duplicate:
                 deal = k // 2
-                seed = derive_seed(config.seed, "deal", deal)
+                seed = derive_seed(league_seed, "deal", deal)
             else:
                 deal = k
-                seed = derive_seed(config.seed, "pair", a, b, k)
+                seed = derive_seed(league_seed, "pair", a, b, k)
             t0, t1 = (a, b) if k % 2 == 0 else (b, a)
             out.append(ScheduledMatch(f"{a}--{b}--{k:03d}", t0, t1, seed, deal))
         del pi
