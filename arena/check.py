@@ -3,20 +3,53 @@ and re-asking a bot a logged seat's decisions (``mus replay --against``)."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
-from arena.engine import MusState, Rules, Sena
+from arena.engine import MusState, Rules, SeatView, Sena, is_in
+from arena.engine.actions import format_legal
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.player import BotFault, DecisionTiming, MatchEndInfo, MatchStartInfo
+from arena.referee.player import (
+    BotFault,
+    Decision,
+    DecisionTiming,
+    FaultKind,
+    MatchEndInfo,
+    MatchStartInfo,
+    Player,
+)
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
+
+STEPS = (
+    "starts",
+    "announces its address on the first line of stdout",
+    "answers GetInfo",
+    "answers a decision within its deadline",
+    "the answer is legal",
+    "answers only legal actions across a full match",
+    "handles the notifications (hand end, match end)",
+    "shuts down when asked",
+)
+"""The check's steps; a step keeps its number whether or not the steps before it apply
+(a bot at an address has no steps 1, 2 and 8), so that the numbers in the docs hold."""
+
+STREAMS_AT_ONCE = 4
+"""How many ``Play`` streams a bot at an address must serve at once for ``mus check``:
+one per seat of its match against itself (docs/protocol.md §1)."""
+
+STDERR_HEAD_LINES = 10
+STDERR_TAIL_LINES = 10
+_STDERR_HEAD_BYTES = 64 * 1024
 
 
 @dataclass
@@ -29,139 +62,381 @@ class StepResult:
     detail: str = ""
 
 
+def _printable(text: str) -> str:
+    """A bot's output line made safe for the terminal (no escape sequences)."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def stderr_excerpt(process: BotProcess) -> list[str]:
+    """The start and the end of what a bot wrote to stderr, each line once.
+
+    The start often holds the real error (a traceback's first line, a missing file) and
+    the end what the bot did last. The end comes from ``stderr_tail()``; the start from
+    the bot's stderr log file, which ``BotProcess`` writes as ``<label>.stderr.log`` in
+    its log folder (no accessor gives it yet). When the whole output fits, it is shown
+    whole; otherwise the first and last lines, with a line saying how much was left out.
+    """
+    tail = process.stderr_tail()
+    try:
+        with open(process.log_dir / f"{process.label}.stderr.log", "rb") as f:
+            data = f.read(_STDERR_HEAD_BYTES)
+    except OSError:
+        data = b""
+    # Only lines that end in the bytes read are whole (the last may be cut).
+    whole = len(data) >= process.stderr_bytes
+    lines = data.decode("utf-8", "replace").splitlines()
+    if not whole and lines:
+        lines.pop()
+    if whole and len(lines) <= STDERR_HEAD_LINES + STDERR_TAIL_LINES:
+        out = [line[:300] for line in lines]
+    elif not lines:  # no log file to read: the end is all there is
+        out = tail[-STDERR_TAIL_LINES:]
+    else:
+        head = [line[:300] for line in lines[:STDERR_HEAD_LINES]]
+        end = tail[-STDERR_TAIL_LINES:]
+        gap = f"({len(lines) - len(head) - len(end)} lines left out)" if whole else "(lines left out)"
+        out = [*head, gap, *end]
+    return [_printable(line) for line in out]
+
+
+def _echo_stderr(echo: Callable[[str], None], process: BotProcess | None, whose: str = "bot") -> None:
+    if process is None:
+        return
+    lines = stderr_excerpt(process)
+    if not lines:
+        echo(f"      {whose} stderr: (empty)")
+        return
+    echo(f"      {whose} stderr (its first and last lines):")
+    for line in lines:
+        echo(f"      | {line}")
+
+
+def _first_line(exc: BaseException) -> str:
+    """An error message without the stderr lines that the start-up errors quote (the
+    check shows the bot's stderr itself, once, start and end)."""
+    text = str(exc).split("\n", 1)[0]
+    for suffix in ("; last stderr lines:", " (its stderr was empty)"):
+        text = text.removesuffix(suffix)
+    return text
+
+
+def _exit_text(code: int) -> str:
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}"
+
+
+class _CheckedProcess(BotProcess):
+    """A bot process that remembers whether it had exited before the arena stopped it,
+    so that a failed step can say "the process exited with code N" only when the bot
+    exited by itself (not when the arena's SIGTERM ended it)."""
+
+    exited_by_itself: bool | None = None
+
+    def stop(self, grace_s: float = 2.0) -> None:
+        if self.exited_by_itself is None and self.proc is not None:
+            self.exited_by_itself = self.proc.poll() is not None
+        super().stop(grace_s)
+
+
+def _close(bot: RemoteBot) -> None:
+    """Close a bot, always to the end.
+
+    ``RemoteBot.close`` may raise ``CancelledError`` when a decision's deadline cancelled
+    a write: gRPC then cancels the whole call, its reader task ends "cancelled", and
+    waiting for that reader re-raises it (seen with ``--decision-ms 1``). The stream is
+    dropped by then, so a second ``close`` goes on to ``Shutdown`` and stopping the process.
+    """
+    try:
+        bot.close()
+    except asyncio.CancelledError:
+        bot.close()
+
+
+async def _decide_timed(bot: RemoteBot, view: SeatView, request_id: int, timing: DecisionTiming) -> tuple[Decision, float]:
+    """The bot's decision and the seconds it took; a fault raises :class:`BotFault`."""
+    t0 = time.perf_counter()
+    decision = await bot.decide(view, request_id, timing)
+    return decision, time.perf_counter() - t0
+
+
 def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: int = 2000) -> list[StepResult]:
     """Run the conformance steps against a bot; stop at the first failed step.
 
-    On a failure the bot's last stderr lines are printed.
+    On a failure the first and last lines of the bot's stderr are printed, once.
     """
     results: list[StepResult] = []
     spec = parse_bot_spec(spec_text)
+    at_address = not isinstance(spec, BotManifest)
     tmp = tempfile.TemporaryDirectory(prefix="mus-check-")
     logs = Path(tmp.name)
     bot = RemoteBot(spec, logs, "check")
 
-    def step(title: str, ok: bool, detail: str = "") -> bool:
-        r = StepResult(len(results) + 1, title, ok, detail)
+    def step(number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
+        r = StepResult(number, STEPS[number - 1], ok, detail)
         results.append(r)
-        echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {title}" + (f": {detail}" if detail else ""))
-        if not ok and bot.process is not None:
-            tail = bot.process.stderr_tail()
-            echo("      bot stderr (last lines):" if tail else "      bot stderr: (empty)")
-            for line in tail:
-                echo(f"      | {line}")
+        echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
+        if not ok:
+            _echo_stderr(echo, stderr_of if stderr_of is not None else bot.process)
         return ok
 
+    loop = thread_loop()
     try:
-        # 1-2: start and announce (a bot at an address skips the process steps).
-        if isinstance(spec, BotManifest):
-            proc = BotProcess(spec, logs, "check-start")
+        if at_address:
+            echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, they are skipped)")
+        else:
+            # 1-2: start and announce. The same process then answers step 3 and plays on.
+            assert isinstance(spec, BotManifest)
+            proc = _CheckedProcess(spec, logs, "check")
             try:
-                ann = proc.start(10.0)
+                proc.spawn()
             except BotStartError as exc:
-                msg = str(exc)
-                started = "cannot run" not in msg
-                step("starts", started, "" if started else msg)
-                if started:
-                    step("announces its address on the first line of stdout", False, msg)
+                step(1, False, str(exc), stderr_of=proc)
                 return results
-            finally:
-                proc.stop(grace_s=0.1)
-            step("starts", True, f"{' '.join(spec.command)}")
-            step("announces its address on the first line of stdout", True, ann.line())
+            step(1, True, " ".join(spec.command))
+            try:
+                ann = proc.wait_announce(10.0)
+            except BotStartError as exc:
+                step(2, False, _first_line(exc), stderr_of=proc)
+                return results
+            step(2, True, ann.line())
+            bot.process = proc  # connect() then only waits for this process's announce
         # 3: GetInfo
         try:
             info = bot.connect()
         except BotStartError as exc:
-            step("answers GetInfo", False, str(exc))
+            detail = _first_line(exc)
+            started = bot.process
+            if isinstance(started, _CheckedProcess) and started.proc is not None and started.proc.returncode is not None:
+                if started.exited_by_itself:
+                    detail = f"the process {_exit_text(started.proc.returncode)} before answering GetInfo ({detail})"
+                else:
+                    detail += " (the process was still running; the arena stopped it)"
+            step(3, False, detail)
             return results
-        if not step("answers GetInfo", bool(info.name), f"name={info.name!r} version={info.version!r} protocols={list(info.protocol_versions)}"):
+        if not step(3, bool(info.name), f"name={info.name!r} version={info.version!r} protocols={list(info.protocol_versions)}"):
             return results
-        # 4: one decision within the deadline
+        # 4-5: one decision within the deadline, and legal
         state = MusState.new(Rules(), seed=1)
-        loop = thread_loop()
         loop.run_until_complete(bot.start_match(MatchStartInfo("check", 0, Rules(), ("check",) * 4, decision_ms, 60_000)))
         seat = state.to_act
         assert seat is not None
-        t0 = time.perf_counter()
         try:
-            decision = loop.run_until_complete(bot.decide(state.view(seat), 1, DecisionTiming(decision_ms / 1000, 60.0)))
-            ms = (time.perf_counter() - t0) * 1000
-            legal = state.is_legal(decision.action)
-            ok = step("answers a decision within its deadline", True, f"{decision.action} in {ms:.1f} ms")
-            ok = step("the answer is legal", legal, "" if legal else f"{decision.action} not in {[str(a) for a in state.legal_actions()]}") and ok
+            decision, took = loop.run_until_complete(
+                _decide_timed(bot, state.view(seat), 1, DecisionTiming(decision_ms / 1000, 60.0)))
         except BotFault as exc:
-            step("answers a decision within its deadline", False, str(exc))
+            step(4, False, f"{exc.kind.value}: {exc.detail}")
             return results
+        # As the referee does: an answer read after the deadline is late, even when it
+        # came in the same turn of the event loop as the deadline.
+        if not step(4, took * 1000 <= decision_ms, f"{decision.action} in {took * 1000:.1f} ms"
+                    + ("" if took * 1000 <= decision_ms else f", after its deadline of {decision_ms} ms")):
+            return results
+        legal = state.is_legal(decision.action)
         loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), "aborted", "check")))
-        if not ok:
+        if not step(5, legal, "" if legal else f"{decision.action} not in {[str(a) for a in state.legal_actions()]}"):
             return results
-        # 5-6: a full match of four instances, notifications included
+        # 6-7: a full match of four instances, notifications included
         players = [bot] + [RemoteBot(spec, logs, f"check-s{s}") for s in (1, 2, 3)]
         try:
             for p in players[1:]:
                 p.connect()
-            result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=7, match_id="check-match",
+            if at_address:
+                # One process plays all four seats: first make sure it serves four
+                # streams at once, or the match would end in a bare timeout.
+                short = _streams_at_once(players, decision_ms)
+                if short:
+                    step(6, False, short)
+                    return results
+            # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
+            result = play_match(cast(Sequence[Player], players), MatchConfig(rules=Rules(games_to_win=1), seed=7, match_id="check-match",
                                                      decision_ms=decision_ms, time_bank_ms=600_000, max_faults=1))
         finally:
             for p in players[1:]:
-                p.close()
+                _close(p)
         faults = result.faults
-        if not step("answers only legal actions across a full match", not faults and result.reason == "completed",
-                    f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
-                    if not faults else f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}"):
-            culprit = players[faults[0].seat] if faults else None
-            if culprit is not None and culprit is not bot and getattr(culprit, "process", None) is not None:
-                echo(f"      stderr of the bot at S{faults[0].seat} (last lines):")
-                for line in culprit.process.stderr_tail():  # type: ignore[union-attr]
-                    echo(f"      | {line}")
+        if faults:
+            culprit = players[faults[0].seat].process
+            step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}",
+                 stderr_of=culprit if culprit is not None else bot.process)
+            return results
+        if not step(6, result.reason == "completed", f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
+                    if result.reason == "completed" else f"the match ended {result.reason}: {result.detail}"):
             return results
         alive = bot.process.alive() if bot.process is not None else True
-        step("handles the notifications (hand end, match end)", alive and bot.ended_cleanly,
+        step(7, alive and bot.ended_cleanly,
              "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
              else "the process exited" if not alive else "the stream did not end cleanly after the match end")
-        # 7: Shutdown
-        if isinstance(spec, BotManifest) and bot.process is not None and bot.process.proc is not None:
+        # 8: Shutdown
+        if bot.process is not None and bot.process.proc is not None:
             proc_ = bot.process.proc
             try:
                 loop.run_until_complete(bot.request_shutdown(2.0))
                 proc_.wait(timeout=3.0)
-                step("shuts down when asked", True, f"exit code {proc_.returncode}")
+                step(8, True, f"exit code {proc_.returncode}")
             except Exception as exc:
-                step("shuts down when asked", False, f"still running 3 s after Shutdown ({type(exc).__name__})")
+                step(8, False, f"still running 3 s after Shutdown ({type(exc).__name__})")
     finally:
-        bot.close()
+        _close(bot)
         tmp.cleanup()
     return results
 
 
-def replay_against(log: HandLog, seat: int, spec_text: str, decision_ms: int = 5000) -> tuple[list[str], int]:
-    """Re-send ``seat``'s logged decision requests to a bot; list where it answers differently."""
+def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
+    """Open one ``Play`` stream per player (all at one address), ask one decision on each
+    at the same time, and end them; "" if every stream answered, else why it matters."""
+    loop = thread_loop()
+    state = MusState.new(Rules(), seed=1)
+    seat = state.to_act
+    assert seat is not None
+    view = state.view(seat)
+    timing = DecisionTiming(decision_ms / 1000, 60.0)
+
+    async def probe() -> list[Any]:
+        for i, p in enumerate(players):
+            await p.start_match(MatchStartInfo(f"check-streams-{i}", seat, Rules(), ("check",) * 4, decision_ms, 60_000))
+        answers = await asyncio.gather(*(p.decide(view, 1, timing) for p in players), return_exceptions=True)
+        for p in players:
+            await p.end_match(MatchEndInfo(None, (0, 0), "aborted", "check"))
+        return answers
+
+    answers = loop.run_until_complete(probe())
+    answered = sum(isinstance(a, Decision) for a in answers)
+    if answered == len(players):
+        return ""
+    fault = next(a for a in answers if not isinstance(a, Decision))
+    why = f"{fault.kind.value}: {fault.detail}" if isinstance(fault, BotFault) else f"{type(fault).__name__}: {fault}"
+    if not answered:  # not a matter of concurrency: no stream got an answer
+        return f"with {len(players)} Play streams open at once, none answered ({why})"
+    # A server with too few threads queues the extra streams (a timeout), or refuses
+    # them (RESOURCE_EXHAUSTED): either way only some of the streams are served.
+    return (
+        f"answered on {answered} of {len(players)} Play streams open at once (the others: {why}). "
+        f"A bot given by address plays every seat it is named for, one stream each, at the same time: "
+        f"mus check plays it against itself, so it must serve {len(players)} streams at once "
+        f"(a gRPC server needs that many worker threads); see docs/protocol.md §1"
+    )
+
+
+@dataclass
+class AgainstReport:
+    """What ``mus replay --against`` found: one line per decision worth reporting."""
+
+    asked: int = 0
+    """Decisions re-sent to the bot."""
+    lines: list[str] = field(default_factory=list)
+    differently: int = 0
+    """Legal, in-time answers that differ from the logged ones."""
+    illegal: int = 0
+    """Answers that are not legal (action or seña)."""
+    late: int = 0
+    """Decisions answered after their deadline, or not at all within it."""
+    faults: int = 0
+    """Other faults: a broken stream, an unreadable answer, another request's id."""
+    not_asked: int = 0
+    """Decisions not re-sent because the bot's stream broke before them (a failure)."""
+    bank_empty: int = 0
+    """Decisions not re-sent because the seat's time bank was empty in the log (the
+    referee did not ask them either: it played the default at once)."""
+    decision_ms: int = 0
+    time_bank_ms: int = 0
+    stderr: list[str] = field(default_factory=list)
+    """The start and end of the bot's stderr (kept when it misbehaved)."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything was found (``mus replay`` then exits 1)."""
+        return bool(self.differently or self.illegal or self.late or self.faults or self.not_asked)
+
+
+def _logged_text(action: str, sena: str | None) -> str:
+    return action + (f" + seña {sena}" if sena else "")
+
+
+def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
+    """Re-send ``seat``'s logged decision requests to a bot, with the logged time control,
+    and report where it answers differently, illegally or late.
+
+    Each request carries what the seat was told in the match: the same request id, the
+    deadline ``min(decision_ms, bank left)`` and the bank left after the seat's logged
+    decision times. An answer counts as late past that deadline, as in a match.
+    """
     from arena.replay import replay
 
+    header = log.header
+    report = AgainstReport(decision_ms=int(header.get("decision_ms", 2000)),
+                           time_bank_ms=int(header.get("time_bank_ms", 120_000)))
     spec = parse_bot_spec(spec_text)
-    diffs: list[str] = []
-    asked = 0
+    decision_s = report.decision_ms / 1000
+    bank = report.time_bank_ms / 1000
     with tempfile.TemporaryDirectory(prefix="mus-against-") as tmp:
         bot = RemoteBot(spec, Path(tmp), "against")
-        bot.connect()
         try:
+            bot.connect()
             loop = thread_loop()
-            rules = Rules.from_mapping(dict(log.header.get("rules", {})))
-            names = tuple(s.get("bot", "?") for s in log.header.get("seats", []))
-            loop.run_until_complete(bot.start_match(MatchStartInfo(str(log.header.get("match_id")), seat, rules, names, decision_ms, 600_000)))
+            rules = Rules.from_mapping(dict(header.get("rules", {})))
+            names = tuple(s.get("bot", "?") for s in header.get("seats", []))
+            loop.run_until_complete(bot.start_match(MatchStartInfo(
+                str(header.get("match_id")), seat, rules, names, report.decision_ms, report.time_bank_ms)))
+            broken = ""
             for rh in replay(log, with_views=True):
                 for st in rh.steps:
                     if st.seat != seat or st.view is None:
                         continue
-                    asked += 1
+                    where = f"hand {rh.number} step {st.index}"
+                    logged_ms = st.ms or 0.0  # timing fields may have been stripped (untimed)
+                    timing = DecisionTiming(min(decision_s, max(bank, 0.0)), bank)
+                    bank -= logged_ms / 1000
+                    if timing.deadline_s <= 0:  # the referee did not ask either
+                        report.bank_empty += 1
+                        continue
+                    if broken:  # nobody left to ask
+                        report.not_asked += 1
+                        continue
+                    report.asked += 1
+                    logged = _logged_text(st.action, st.sena)
+                    if st.fault:
+                        logged = f"FAULT {st.fault.get('kind')} (the referee played {logged})"
+                    # The logged id, so that the bot sees the request the seat saw.
+                    request_id = st.request_id if st.request_id is not None else report.asked
                     try:
-                        d = loop.run_until_complete(bot.decide(st.view, asked, DecisionTiming(decision_ms / 1000, 600.0)))
-                        now = str(d.action) + (f" + seña {d.sena.name.lower()}" if isinstance(d.sena, Sena) else "")
+                        d, took = loop.run_until_complete(_decide_timed(bot, st.view, request_id, timing))
                     except BotFault as exc:
-                        now = f"FAULT {exc}"
-                    logged = st.action + (f" + seña {st.sena}" if st.sena else "")
-                    if now != logged and not (st.fault and now == logged):
-                        diffs.append(f"hand {rh.number} step {st.index}: logged {logged!r}, now {now!r}")
+                        if exc.kind is FaultKind.TIMEOUT:
+                            report.late += 1
+                            report.lines.append(f"{where}: LATE: no answer within {timing.deadline_s * 1000:.0f} ms; logged {logged}")
+                        else:
+                            report.faults += 1
+                            report.lines.append(f"{where}: FAULT {exc.kind.value}: {exc.detail}; logged {logged}")
+                            if exc.kind is FaultKind.CRASH:
+                                broken = exc.detail
+                        continue
+                    sena = d.sena.name.lower() if isinstance(d.sena, Sena) else None
+                    now = _logged_text(str(d.action), sena)
+                    if took > timing.deadline_s:
+                        report.late += 1
+                        report.lines.append(f"{where}: LATE: answered {now} after {took * 1000:.0f} ms "
+                                            f"(deadline {timing.deadline_s * 1000:.0f} ms); logged {logged}")
+                    elif not is_in(d.action, st.view.legal_actions):
+                        report.illegal += 1
+                        report.lines.append(f"{where}: ILLEGAL: {d.action} is not legal "
+                                            f"(legal: {format_legal(st.view.legal_actions)}); logged {logged}")
+                    elif d.sena is not None and d.sena not in st.view.legal_senas:
+                        report.illegal += 1
+                        report.lines.append(f"{where}: ILLEGAL seña {sena} (legal: "
+                                            f"{', '.join(s.name.lower() for s in st.view.legal_senas) or 'none'}); logged {logged}")
+                    elif now != logged:  # a logged fault never equals an answer
+                        report.differently += 1
+                        report.lines.append(f"{where}: logged {logged}, now {now}")
+            if broken:
+                report.lines.append(f"the bot's stream broke ({broken}): {report.not_asked} later decision(s) not asked")
+            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), "aborted", "replay --against")))
         finally:
-            bot.close()
-    return diffs, asked
+            _close(bot)
+        if bot.process is not None and (report.illegal or report.late or report.faults or report.not_asked):
+            report.stderr = stderr_excerpt(bot.process) or ["(empty)"]
+    return report

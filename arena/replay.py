@@ -43,6 +43,8 @@ class ReplayedStep:
     """The acting seat's view before the step (only when asked for)."""
     phase: str = ""
     """``mus``, ``discard`` or the lance being bet (``grande`` …) when the step was taken."""
+    request_id: int | None = None
+    """The decision request's id in the match (the step's ``id``; None in a log without it)."""
 
 
 @dataclass
@@ -143,7 +145,8 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 broken = True
                 break
             hand.steps.append(
-                ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase)
+                ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase,
+                             step.get("id") if isinstance(step.get("id"), int) else None)
             )
         if not broken:
             if len(state.hand_results) == results_before:

@@ -20,7 +20,9 @@ def check(
     within its deadline · 5 the answer is legal · 6 answers only legal actions across
     a full match against itself · 7 handles the notifications (and ends its side of the
     stream after the match end) · 8 shuts down when asked.
-    Stops at the first failing step and prints the bot's last stderr lines.
+    Stops at the first failing step, says why (a process that exited: with which code) and
+    prints the first and last lines of the bot's stderr. A bot at host:port skips steps 1,
+    2 and 8, and must serve four Play streams at once (it plays all four seats).
     Exit codes: 0 all steps pass; 1 a step failed; 2 no such bot.
     """
     from arena.check import run_check

@@ -17,12 +17,15 @@ def replay_cmd(
     hand: Annotated[int | None, typer.Option("--hand", help="Show only hand N (numbered from 0 in the match).")] = None,
     seat: Annotated[int | None, typer.Option("--seat", help="Show only what seat S saw (its cards, public actions, señas it saw).")] = None,
     check: Annotated[bool, typer.Option("--verify", help="Re-play through the engine and report every mismatch (exit 1 if any).")] = False,
-    against: Annotated[str | None, typer.Option("--against", help="Re-send --seat's decision requests to this bot and list where it now answers differently.")] = None,
+    against: Annotated[str | None, typer.Option("--against", help="Re-send --seat's decision requests to this bot, with the logged time control, and list where it now answers differently, illegally or late.")] = None,
 ) -> None:
     """Show a match hand by hand: the cards of each seat, every action in order, señas, scoring.
 
     A corrupt line is reported with its number and the rest is still shown.
-    Exit codes: 0 ok; 1 --verify found a mismatch (or --against found differences); 2 unreadable log.
+    With --against, each request is sent as the seat saw it (same id, deadline and time
+    bank as in the log); an answer past that deadline is late, as in a match.
+    Exit codes: 0 ok; 1 --verify found a mismatch (or --against found a different, illegal
+    or late answer, or a fault); 2 unreadable log, or a bot that cannot start.
     """
     try:
         log = read_log(log_file)
@@ -39,13 +42,22 @@ def replay_cmd(
         from arena.check import replay_against
 
         try:
-            diffs, asked = replay_against(log, seat, against)
+            report = replay_against(log, seat, against)
         except Exception as exc:  # a bot that cannot start, a bad spec
             fail(str(exc))
-        for d in diffs:
-            typer.echo(d)
-        typer.echo(f"{asked} decisions of S{seat} re-sent; {len(diffs)} answered differently")
-        raise typer.Exit(EXIT_FAILURE if diffs else 0)
+        typer.echo(f"time control from the log: {report.decision_ms} ms a decision, a bank of {report.time_bank_ms} ms")
+        for line in report.lines:
+            typer.echo(line)
+        if report.stderr:
+            typer.echo("bot stderr (its first and last lines):")
+            for line in report.stderr:
+                typer.echo(f"| {line}")
+        extra = f", {report.not_asked} not asked (the stream broke)" if report.not_asked else ""
+        if report.bank_empty:
+            extra += f", {report.bank_empty} not asked (the seat's bank was empty in the log)"
+        typer.echo(f"{report.asked} decisions of S{seat} re-sent; {report.differently} answered differently, "
+                   f"{report.illegal} illegal, {report.late} late, {report.faults} other faults{extra}")
+        raise typer.Exit(EXIT_FAILURE if report.failed else 0)
     if check:
         problems = verify(log)
         for p in problems:

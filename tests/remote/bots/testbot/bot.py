@@ -37,6 +37,10 @@ Driven by environment variables (set in the manifest's ``[env]``; the tests over
     ``record``: plays mostly the passive answer (no mus, paso, no quiero), otherwise as
     the others; writes to ``MUS_TEST_OUT``/record-PID.jsonl every decision request it
     receives, serialized, with its two time fields cleared.
+    ``announce_exit``: announces an address it does not serve, writes ``MUS_TEST_LINES``
+    numbered lines to stderr (default 40) and exits with code 5.
+    ``few_threads``: plays, served by a pool of ``MUS_TEST_WORKERS`` threads (default 2),
+    so that it serves only that many ``Play`` streams at once.
 ``MUS_BOT_SEED``: seed of the random play.
 
 It serves with its own small loop (not ``mus_sdk.serve``) so that it can answer raw
@@ -286,6 +290,13 @@ def main() -> None:
         sys.stderr.write("testbot: starting\ntestbot: cannot find my brain, giving up\n")
         sys.stderr.flush()
         sys.exit(3)
+    if MODE == "announce_exit":
+        sys.stdout.write(handshake.format_line(handshake.NETWORK_TCP, "127.0.0.1:1") + "\n")
+        sys.stdout.flush()
+        for i in range(int(env.get("MUS_TEST_LINES", "40"))):
+            sys.stderr.write(f"testbot: stderr line {i}\n")
+        sys.stderr.flush()
+        sys.exit(5)
     if MODE == "spawn_child":
         spawn_reporting_child(os.path.join(OUT, "child.pid"), "signal.signal(signal.SIGTERM, signal.SIG_IGN); ")
 
@@ -302,7 +313,8 @@ def main() -> None:
     # A deaf bot announces a small HTTP/2 window, so that flow control blocks the
     # arena's writes after a few requests rather than after megabytes.
     options = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)] if MODE == "deaf" else []
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=options)
+    workers = int(env.get("MUS_TEST_WORKERS", "2")) if MODE == "few_threads" else 8
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=options)
     svc_grpc.add_BotServiceServicer_to_server(FaultServicer(RandomPlay(), stop.set), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

@@ -1,0 +1,123 @@
+"""``mus check`` against real bot processes: what a failed step says (issue 15, items 2, 5
+and 18), and that a check always ends with its summary line."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mus_sdk import handshake
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+
+REPO = Path(__file__).resolve().parents[2]
+TESTBOT = REPO / "tests" / "remote" / "bots" / "testbot"
+RANDOM_BOT = REPO / "bots" / "random"
+SUMMARY = re.compile(r"^\d+ passed, \d+ failed$")
+
+
+def invoke(*args: str | Path):  # type: ignore[no-untyped-def]
+    """Run ``mus ARGS`` in this process; stdout and stderr are kept apart."""
+    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def manifest_of_testbot(tmp_path: Path, **env: str) -> Path:
+    """A manifest of the test bot with ``env`` in its ``[env]``."""
+    lines = [f'{k} = "{v}"' for k, v in env.items()]
+    path = tmp_path / "testbot.toml"
+    path.write_text(
+        f'name = "testbot"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\nworkdir = "{TESTBOT}"\n[env]\n' + "\n".join(lines) + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def started_by_hand(bot_dir: Path, **env: str) -> Iterator[str]:
+    """Start a bot as its author would (not through the arena); yield its address."""
+    full = {**os.environ, **env, handshake.COOKIE_ENV: handshake.COOKIE_VALUE, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "bot.py"], cwd=bot_dir, env=full, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        yield handshake.parse_line(line.strip()).address
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def few_threads_bot() -> Iterator[str]:
+    """The test bot at an address, served by two threads (two Play streams at once)."""
+    yield from started_by_hand(TESTBOT, MUS_TEST_MODE="few_threads", MUS_TEST_WORKERS="2")
+
+
+@pytest.fixture
+def random_bot_at_address() -> Iterator[str]:
+    """The random bot at an address (the SDK serves four streams at once)."""
+    yield from started_by_hand(RANDOM_BOT)
+
+
+def test_decision_ms_1_ends_with_the_summary_every_time() -> None:
+    """With a 1 ms deadline a decision's write is often cancelled by its deadline, which
+    cancels the whole gRPC call; closing the bot then raised CancelledError (issue 15,
+    item 5). Every run must fail a step and still print the summary line."""
+    for run in range(8):
+        r = invoke("check", RANDOM_BOT, "--decision-ms", "1")
+        assert r.exception is None or isinstance(r.exception, SystemExit), (run, repr(r.exception), r.output)
+        assert r.exit_code == 1, (run, r.output)
+        assert SUMMARY.match(r.stdout.splitlines()[-1]), (run, r.output)
+        assert "[FAIL]" in r.stdout
+
+
+def test_step_3_says_the_process_exited_with_its_code_and_shows_stderr_once(tmp_path: Path) -> None:
+    """A bot that announces, writes 40 lines to stderr and exits with code 5: step 3 says
+    it exited and with which code, and shows the start of stderr and its end, once."""
+    r = invoke("check", manifest_of_testbot(tmp_path, MUS_TEST_MODE="announce_exit", MUS_TEST_LINES="40"))
+    assert r.exit_code == 1, r.output
+    fail = [line for line in r.stdout.splitlines() if line.startswith("[FAIL]")]
+    assert len(fail) == 1 and fail[0].startswith("[FAIL] 3. answers GetInfo: the process exited with code 5"), r.stdout
+    for i in (0, 9, 30, 39):  # the first lines and the last ones
+        assert r.stdout.count(f"testbot: stderr line {i}\n") == 1, (i, r.stdout)
+    assert "testbot: stderr line 20\n" not in r.stdout
+    assert "(20 lines left out)" in r.stdout
+    assert r.stdout.splitlines()[-1] == "2 passed, 1 failed"
+
+
+def test_a_short_stderr_is_shown_whole_once(tmp_path: Path) -> None:
+    r = invoke("check", manifest_of_testbot(tmp_path, MUS_TEST_MODE="crash_start"))
+    assert r.exit_code == 1, r.output
+    assert "[FAIL] 2. announces its address on the first line of stdout: bot testbot exited with code 3" in r.stdout
+    assert r.stdout.count("testbot: starting\n") == 1, r.stdout
+    assert r.stdout.count("testbot: cannot find my brain, giving up\n") == 1, r.stdout
+    assert "left out" not in r.stdout
+
+
+def test_a_bot_at_an_address_serving_two_streams_is_told_why(few_threads_bot: str) -> None:
+    """mus check plays a bot at an address against itself, four streams at once on one
+    process; a server with two threads gets a message that says so, not "timeout at S3"."""
+    r = invoke("check", few_threads_bot, "--decision-ms", "500")
+    assert r.exit_code == 1, r.output
+    fail = [line for line in r.stdout.splitlines() if line.startswith("[FAIL]")]
+    assert len(fail) == 1, r.stdout
+    assert fail[0].startswith("[FAIL] 6. answers only legal actions across a full match: answered on 2 of 4 Play streams open at once"), fail
+    assert "must serve 4 streams at once" in fail[0] and "docs/protocol.md" in fail[0]
+    assert r.stdout.splitlines()[-1] == "3 passed, 1 failed"
+
+
+def test_a_bot_at_an_address_serving_four_streams_passes(random_bot_at_address: str) -> None:
+    r = invoke("check", random_bot_at_address)
+    assert r.exit_code == 0, r.output
+    steps = [int(m.group(1)) for m in re.finditer(r"^\[PASS\] (\d+)\.", r.stdout, re.M)]
+    assert steps == [3, 4, 5, 6, 7], r.stdout  # the numbers of the docs; 1, 2 and 8 do not apply
+    assert r.stdout.splitlines()[-1] == "5 passed, 0 failed"
