@@ -8,7 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.league.config import parse_seed
 from arena.league.standings import Standings
+from arena.remote import sandbox
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -22,6 +24,50 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def seed_option(value: str | None) -> int | None:
+    """``--seed``: None when not given, else the seed (the rule of
+    :func:`arena.league.config.parse_seed`); anything else exits 2."""
+    if value is None:
+        return None
+    try:
+        return parse_seed(value)
+    except ValueError as exc:
+        fail(f"--seed: {exc}")
+
+
+def warn_given_seed(seed: int) -> None:
+    """The warning for a seed the user chose (a run without --seed draws a secret)."""
+    typer.echo(f"warning: seed {hex(seed)} was given: a chosen seed can be guessed from a bot's own cards, and with "
+               "it every deal; do not give a seed in a competition (without one, a 128-bit secret is drawn)", err=True)
+
+
+def require_sandbox(profile: str) -> dict[str, object]:
+    """Check that this machine can give the sandbox ``profile`` (before anything is
+    written or started) and return its protections; otherwise print why and exit 2."""
+    try:
+        sandbox.require(profile)
+        return sandbox.protections(profile)
+    except sandbox.SandboxUnavailable as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(f"--sandbox: {exc}")
+
+
+def protections_text(protections: dict[str, object]) -> str:
+    """One line of the protections in force, for the header a command prints at start."""
+    on = [k for k, v in protections.items() if k != "profile" and v is True]
+    off = [k for k, v in protections.items() if k != "profile" and v is False]
+    other = [f"{k}={v}" for k, v in protections.items() if k != "profile" and not isinstance(v, bool)]
+    parts = [f"sandbox {protections.get('profile')}"]
+    if on:
+        parts.append("on: " + ", ".join(on))
+    if off:
+        parts.append("off: " + ", ".join(off))
+    if other:
+        parts.append(", ".join(other))
+    return "; ".join(parts)
 
 
 def standings_table(standings: Standings, title: str = "Standings") -> Table:

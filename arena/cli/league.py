@@ -18,9 +18,19 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.cli.common import EXIT_INTERRUPTED, console, crosstable, fail, standings_table
+from arena.cli.common import (
+    EXIT_INTERRUPTED,
+    console,
+    crosstable,
+    fail,
+    protections_text,
+    require_sandbox,
+    seed_option,
+    standings_table,
+    warn_given_seed,
+)
 from arena.league.config import LeagueConfigError, load_league
-from arena.league.runner import LeagueError, run_league
+from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
 from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.remote.placement import BotCpus, PlacementError
 from arena.remote.process import stop_all_bots
@@ -35,11 +45,12 @@ def league(
     config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="League file (TOML; see docs/league.md).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (must not exist, unless --resume).")],
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel (default: the file's jobs).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Override the league seed (the same seed reproduces the league).")] = None,
+    seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where bots run: declared (auto if the bots of every entry say share_cpu = true in their manifests, else any), any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else declared). See docs/performance.md.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help=f"How long a referee polls for an answer before it sleeps, in microseconds (0: never; default: the file's spin_us, else {DEFAULT_SPIN_US}). Only while one match runs at a time. See docs/performance.md.")] = None,
+    sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 
@@ -48,6 +59,7 @@ def league(
     standings.csv. Ctrl-C stops cleanly; continue with --resume.
     Exit codes: 0 done; 2 bad league file or output folder; 130 interrupted.
     """
+    given = seed_option(seed)
     placement = None
     if bot_cpus is not None:
         try:
@@ -55,11 +67,16 @@ def league(
         except PlacementError as exc:
             fail(f"--bot-cpus: {exc}")
     try:
-        config = load_league(config_file, bot_cpus=placement, spin_us=spin_us)
+        config = load_league(config_file, bot_cpus=placement, spin_us=spin_us, sandbox=sandbox)
     except LeagueConfigError as exc:
         fail(str(exc))
-    if seed is not None:
-        config = replace(config, seed=seed)
+    if given is not None:
+        config = replace(config, seed=given)
+    protections = require_sandbox(config.sandbox)  # before anything is written or started
+    if config.seed is not None:
+        warn_given_seed(config.seed)
+    typer.echo(f"league {config.name}: {len(config.entries)} entries; {protections_text(protections)}", err=True)
+    known: list[LeagueSecret] = []
     stop = threading.Event()
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn(), disable=not progress, transient=True)
@@ -72,12 +89,15 @@ def league(
     signal.signal(signal.SIGTERM, _terminate)
     try:
         with bar:
-            run = run_league(config, out, jobs=jobs, resume=resume, on_match=on_match, stop=stop)
+            run = run_league(config, out, jobs=jobs, resume=resume, on_match=on_match, stop=stop,
+                             on_secret=known.append)
     except LeagueError as exc:
+        _print_seed(known, out, err=True)
         fail(str(exc))
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted: finished matches are saved in {out}; continue with --resume", err=True)
+        _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -85,3 +105,11 @@ def league(
     out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))
     out_console.print(crosstable(run.standings))
     typer.echo(f"played now: {run.played_now}; results, logs and standings in {out}/")
+    _print_seed(known, out, err=False)
+
+
+def _print_seed(known: list[LeagueSecret], out: Path, *, err: bool) -> None:
+    """The seed line, once the league has one (not when it stopped before: a refused
+    resume, a folder in use); after the run only, so that no bot sees it while playing."""
+    if known:
+        typer.echo(seed_line(known[0].seed, out / SECRET_FILE), err=err)

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import time
 import tomllib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, fail
+from arena.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    fail,
+    protections_text,
+    require_sandbox,
+    seed_option,
+    warn_given_seed,
+)
 from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
+from arena.league.runner import SECRET_BITS, seed_line
 from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.referee.match import MatchConfig
 from arena.remote.manifest import ManifestError, all_share_cpu, parse_bot_spec
@@ -40,7 +52,7 @@ def load_rules(path: Path | None, overrides: dict[str, object]) -> Rules:
 def match(
     bots: Annotated[list[str], typer.Argument(help="2 bots (each team: two instances of one) or one per seat (S0 S1 S2 S3…); a manifest, a folder with bot.toml, or host:port.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the hand log and bot logs (created if needed).")] = Path("out/match"),
-    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 0,
+    seed: Annotated[str | None, typer.Option(metavar="SEED", help="Seed of the deals, to reproduce a match: a non-negative integer below 2**256, decimal or 0x-hex. Default: a random 128-bit secret, printed after the match. A chosen seed can be guessed: not for competitions.")] = None,
     rules_file: Annotated[Path | None, typer.Option("--rules", help="TOML file with a [rules] table (docs/rules.md §12 keys).")] = None,
     games: Annotated[int | None, typer.Option(help="Games to win the match (rules.games_to_win).")] = None,
     target: Annotated[int | None, typer.Option(help="Stones to win a game (rules.target_points).")] = None,
@@ -51,6 +63,7 @@ def match(
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where the bots run: declared (auto if every bot's manifest says share_cpu = true, else any), any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "declared",
     spin_us: Annotated[int, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help="How long the referee polls for an answer before it sleeps, in microseconds (0: never). Faster matches with fast bots, for at most this much CPU per decision. See docs/performance.md.")] = DEFAULT_SPIN_US,
+    sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (see docs/league.md). strict fails (exit 2) on a machine that cannot give it.")] = "default",
 ) -> None:
     """Play one match between bot processes and write its hand log.
 
@@ -58,6 +71,7 @@ def match(
     S1/S3). Exit codes: 0 the match was played (whatever its result); 2 a bot could not
     be found or started, or bad options; 130 interrupted.
     """
+    given = seed_option(seed)
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
     try:
         cpus = BotCpus.parse(bot_cpus)
@@ -73,7 +87,9 @@ def match(
     if len(specs) != n:
         fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
     placement = cpus.for_slot(0, bots_share_cpu=all_share_cpu(specs))
-    mid = match_id or f"match-{seed}"
+    protections = require_sandbox(sandbox)
+    # The match id is sent to the bots: it names the seed only when the user gave it.
+    mid = match_id or (f"match-{given}" if given is not None else time.strftime("match-%Y%m%d-%H%M%S"))
     try:
         created = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
@@ -83,15 +99,24 @@ def match(
         fail(f"{out}: cannot create: {exc.strerror or exc}")
     if (out / f"{mid}.jsonl").exists():
         fail(f"{out / (mid + '.jsonl')} exists; choose another --out or --match-id")
-    config = MatchConfig(rules=rules, seed=seed, match_id=mid, decision_ms=decision_ms,
+    if given is not None:
+        warn_given_seed(given)
+    match_seed = given if given is not None else secrets.randbits(SECRET_BITS)
+    secret_path = out / f"{mid}.secret.json"
+    _write_secret(secret_path, match_seed, given is not None)
+    typer.echo(f"{mid}: {protections_text(protections)}", err=True)
+    config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
-        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement, spin_us=spin_us)
+        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement,
+                            spin_us=spin_us, sandbox=sandbox)
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)
+        typer.echo(seed_line(match_seed, secret_path), err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as exc:
+        typer.echo(seed_line(match_seed, secret_path), err=True)
         fail(f"writing the hand log in {out} failed: {exc.strerror or exc}; the hands written before are kept")
     res = outcome.result
     if json_out:
@@ -106,5 +131,19 @@ def match(
         for f in res.faults:
             typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
         typer.echo(f"hand log: {outcome.log_path}")
+    # After the match only: a bot must not learn the seed while it plays.
+    typer.echo(seed_line(match_seed, secret_path), err=json_out)
     if outcome.start_error and res.hands == 0:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _write_secret(path: Path, seed: int, given: bool) -> None:
+    """``<match>.secret.json`` (0600): the match's seed, kept so that it can be played again."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"seed": hex(seed), "seed_given": given}, f)
+    except FileExistsError:
+        fail(f"{path} exists; choose another --out or --match-id")
+    except OSError as exc:
+        fail(f"{path}: cannot write: {exc.strerror or exc}")

@@ -1,20 +1,28 @@
 """Run a league: the schedule in parallel jobs, one hand log per match, resumable.
 
-The output folder holds ``league.json`` (the configuration and seed), ``results.jsonl``
-(one line per finished match, fsync'd as each match ends), ``logs/<match>.jsonl`` (hand
-logs), ``bots/`` (each bot process's stdout and stderr) and, at the end,
-``standings.json`` and ``standings.csv``. ``resume=True`` reads ``results.jsonl`` and
-plays only the matches not in it; an interrupted match is replayed from its start with
-the same seed, so nothing is counted twice.
+The output folder (private to the arena's user) holds ``secret.json`` (the league's
+secret seed and the key of the results' MACs, mode 0600), ``league.json`` (the
+configuration, without the secret), ``results.jsonl`` (one line per finished match,
+fsync'd as each match ends, each line bound to the league by a MAC),
+``logs/<match>.jsonl`` (hand logs), ``bots/`` (each bot process's stdout and stderr)
+and, at the end, ``standings.json`` and ``standings.csv``; a run holds an exclusive
+lock on the folder. ``resume=True`` checks every line of ``results.jsonl`` and plays only
+the matches not in it; an interrupted match is replayed from its start with the same
+seed, so nothing is counted twice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import hmac
 import json
 import os
 import queue
+import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,19 +30,52 @@ from typing import Any
 
 import structlog
 
-from arena.league.config import LeagueConfig
+from arena.league.config import LeagueConfig, parse_seed
 from arena.league.runmatch import MatchOutcome, Seating, run_match
 from arena.league.schedule import ScheduledMatch, schedule
 from arena.league.standings import Standings, compute_standings
 from arena.referee.eventloop import check_spin_us
 from arena.referee.match import MatchConfig
+from arena.remote import sandbox
 from arena.remote.manifest import all_share_cpu
+
+SECRET_FILE = "secret.json"
+RESULTS_FILE = "results.jsonl"
+SECRET_BITS = 128
+"""Bits of the secret drawn when no seed is given: out of reach of any search."""
 
 log = structlog.get_logger()
 
 
 class LeagueError(RuntimeError):
     """A league that cannot run (output folder problems, a resume that does not match)."""
+
+
+@dataclass(frozen=True)
+class LeagueSecret:
+    """What ``secret.json`` keeps: the league's seed (drawn, or given by the user) and
+    the key of the MACs that bind the lines of ``results.jsonl`` to the league."""
+
+    seed: int
+    given: bool
+    """The user gave the seed (guessable); otherwise it was drawn at random."""
+    results_key: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        """The content of ``secret.json``."""
+        return {"seed": hex(self.seed), "seed_given": self.given, "results_key": self.results_key.hex()}
+
+    @staticmethod
+    def draw(config: LeagueConfig) -> LeagueSecret:
+        """The config's seed if the user gave one, else a fresh 128-bit secret; a fresh key."""
+        given = config.seed is not None
+        seed = config.seed if config.seed is not None else secrets.randbits(SECRET_BITS)
+        return LeagueSecret(seed, given, secrets.token_bytes(32))
+
+
+def seed_line(seed: int, where: Path) -> str:
+    """The line printed after a run, so that it can be reproduced."""
+    return f"seed: {hex(seed)} (reproduce with --seed {hex(seed)}; kept in {where})"
 
 
 @dataclass
@@ -46,11 +87,15 @@ class LeagueRun:
     results: list[dict[str, Any]]
     played_now: int
     interrupted: bool = False
+    secret: LeagueSecret | None = None
 
 
 def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
+    """league.json: the configuration as run. The seed only when the user gave it (a
+    drawn secret stays in secret.json)."""
     return {
         "name": config.name,
+        "seed_given": config.seed is not None,
         "seed": config.seed,
         "matches_per_pairing": config.matches_per_pairing,
         "duplicate": config.duplicate,
@@ -58,6 +103,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "time": {"decision_ms": config.decision_ms, "time_bank_ms": config.time_bank_ms, "max_faults": config.max_faults},
         "bot_cpus": str(config.bot_cpus),
         "spin_us": config.spin_us,
+        "sandbox": sandbox.protections(config.sandbox),
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -66,36 +112,191 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
     }
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The finished matches in ``results.jsonl``. A torn last line (a kill during the
-    write) is dropped and the file truncated after the last good line."""
+_IDENTITY_KEYS = ("seed_given", "seed", "matches_per_pairing", "duplicate", "rules", "entries", "time")
+"""What a resume checks against league.json, and what the results' MACs bind."""
+
+
+_INTEGRITY_FIELDS = ("league", "mac")
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def league_identity(config: LeagueConfig, matches: list[ScheduledMatch]) -> str:
+    """A digest of what makes the league this league: its configuration (as compared on
+    resume) and its schedule (every match id with the entry at each side, and its deal)."""
+    snap = _config_snapshot(config)
+    ident = {k: snap[k] for k in _IDENTITY_KEYS}
+    ident["schedule"] = [[m.match_id, m.team0, m.team1, m.deal] for m in matches]
+    return hashlib.sha256(_canonical(ident)).hexdigest()
+
+
+def seal(record: dict[str, Any], key: bytes, identity: str) -> dict[str, Any]:
+    """``record`` with ``league`` (the league's identity) and ``mac``: HMAC-SHA256 with
+    the results key over the canonical JSON of the rest (sorted keys, no spaces)."""
+    out = {k: v for k, v in record.items() if k not in _INTEGRITY_FIELDS}
+    out["league"] = identity
+    out["mac"] = hmac.new(key, _canonical(out), hashlib.sha256).hexdigest()
+    return out
+
+
+@dataclass(frozen=True)
+class ResultsCheck:
+    """What every line of ``results.jsonl`` must agree with on resume."""
+
+    key: bytes
+    identity: str
+    matches: dict[str, ScheduledMatch]
+
+
+def read_results(path: Path, check: ResultsCheck | None = None) -> list[dict[str, Any]]:
+    """The finished matches in ``results.jsonl``, the file left untouched: each line's
+    record without its integrity fields (``league``, ``mac``), so that two runs of one
+    seed give equal records (timing fields aside: :func:`arena.handlog.untimed`).
+
+    Every line must be a whole JSON object with a ``match_id``, and not repeat a match;
+    with ``check``, also carry a valid MAC for this league and name a match of its
+    schedule with the teams and deal the schedule gives. Nothing is skipped: the first
+    bad line stops the reading.
+
+    Raises:
+        LeagueError: a bad line; the message names the file, the line, what is wrong,
+            and what to do.
+    """
     if not path.exists():
         return []
-    good: list[dict[str, Any]] = []
-    keep = 0
     with open(path, "rb") as f:
         data = f.read()
-    for line in data.splitlines(keepends=True):
-        try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            break
-        if not line.endswith(b"\n") or not isinstance(rec, dict) or "match_id" not in rec:
-            break
-        good.append(rec)
-        keep += len(line)
-    if keep != len(data):
-        with open(path, "r+b") as f:
-            f.truncate(keep)
+    good: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    # Split on "\n" only: a stray "\r" inside a damaged line must not make two lines of it.
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    for number, line in enumerate(lines, start=1):
+        problem = _line_problem(line, number == len(lines), check, seen)
+        if problem is not None:
+            what, advice = problem
+            raise LeagueError(
+                f"{path}:{number}: {what}. Nothing was played and the file is left as it is "
+                f"({len(lines)} lines). {advice}"
+            )
+        rec = json.loads(line)
+        seen[rec["match_id"]] = number
+        good.append({k: v for k, v in rec.items() if k not in _INTEGRITY_FIELDS})
     return good
 
 
-def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> list[dict[str, Any]]:
-    """Create (or, resuming, check) the output folder; return the results already there.
+_DROP_ADVICE = ("If you know where it comes from, restore the original line; otherwise delete this line (its "
+                "match is then played again; the lines after it are kept) and run --resume again")
+
+
+def _line_problem(line: bytes, last: bool, check: ResultsCheck | None,
+                  seen: dict[str, int]) -> tuple[str, str] | None:
+    """What is wrong with one line of results.jsonl, and what to do; None if nothing."""
+    if not line.endswith(b"\n"):
+        if last:
+            return ("the last line is incomplete (the arena was stopped while writing it, or the disk filled up)",
+                    "Delete this partial line (its match is then played again) and run --resume again")
+        return "the line is incomplete", _DROP_ADVICE  # not reachable: only the last one can lack "\n"
+    try:
+        rec = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "not a JSON line (garbage, or a line damaged on disk)", _DROP_ADVICE
+    if not isinstance(rec, dict) or not isinstance(rec.get("match_id"), str):
+        return "not a match result (a JSON object with a match_id)", _DROP_ADVICE
+    match_id = rec["match_id"]
+    if check is not None:
+        mac = rec.get("mac")
+        expected = seal(rec, check.key, check.identity)["mac"]
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, expected):
+            what = ("its MAC is missing" if mac is None else "its MAC does not match its content")
+            return (f"match {match_id!r}: {what}: the line was edited or forged, or comes from another league "
+                    "(or an arena version before the MACs)", _DROP_ADVICE)
+        if rec.get("league") != check.identity:
+            return f"match {match_id!r}: the line belongs to another league", _DROP_ADVICE
+        scheduled = check.matches.get(match_id)
+        if scheduled is None:
+            return f"match {match_id!r} is not in this league's schedule", _DROP_ADVICE
+        if (rec.get("team0"), rec.get("team1"), rec.get("deal")) != (scheduled.team0, scheduled.team1, scheduled.deal):
+            return (f"match {match_id!r}: teams {rec.get('team0')!r} and {rec.get('team1')!r} (deal {rec.get('deal')!r}) "
+                    f"are not the schedule's ({scheduled.team0!r}, {scheduled.team1!r}, deal {scheduled.deal})",
+                    _DROP_ADVICE)
+    if match_id in seen:
+        return (f"match {match_id!r} is already on line {seen[match_id]}: a duplicated line",
+                "Delete one of the two lines and run --resume again")
+    return None
+
+
+def read_secret(out_dir: Path) -> LeagueSecret:
+    """The secret of the league in ``out_dir`` (``secret.json``).
+
+    Raises:
+        LeagueError: missing, unreadable or malformed.
+    """
+    path = out_dir / SECRET_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        seed = parse_seed(data["seed"])
+        given = data["seed_given"]
+        key = bytes.fromhex(data["results_key"])
+        if not isinstance(given, bool) or len(key) != 32:
+            raise ValueError("bad seed_given or results_key")
+    except FileNotFoundError:
+        raise LeagueError(f"{path}: missing: the league's secret seed and results key are lost, so its "
+                          "results cannot be checked nor its matches dealt again; start the league anew in "
+                          "another folder") from None
+    except OSError as exc:
+        raise LeagueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise LeagueError(f"{path}: malformed ({exc}); restore it from a backup, or start the league anew "
+                          "in another folder") from None
+    return LeagueSecret(seed, given, key)
+
+
+def _write_secret(out_dir: Path, secret: LeagueSecret) -> None:
+    """secret.json, created 0600 (never readable by another user, even for a moment)."""
+    fd = os.open(out_dir / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(secret.to_json(), f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+@contextlib.contextmanager
+def league_lock(out_dir: Path) -> Iterator[None]:
+    """Hold the exclusive lock of the league in ``out_dir`` for the ``with`` block: a
+    ``flock`` on the folder itself, so that taking it adds nothing to the folder (a
+    refused run leaves it as it was). Not inherited by bots (close-on-exec), and
+    released by the system if the arena dies.
+
+    Raises:
+        LeagueError: another run holds it, or the folder cannot be opened.
+    """
+    try:
+        fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise LeagueError(f"{out_dir}: cannot open the folder to lock it: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeagueError(f"{out_dir}: another league is running in this folder (it holds the folder's "
+                              "lock); wait until it ends, or choose another --out") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> tuple[LeagueSecret, list[dict[str, Any]]]:
+    """Create (or, resuming, check) the output folder; return the league's secret and
+    the results already there (every line checked: :func:`read_results`). Call it with
+    the folder's lock held (:func:`league_lock`).
 
     Raises:
         LeagueError: the folder exists and is not empty (without resume), cannot be
-            written, or holds a different league (with resume).
+            written, holds a different league, lacks its secret, or has a bad line in
+            results.jsonl (with resume).
     """
     snap = _config_snapshot(config)
     meta = out_dir / "league.json"
@@ -108,26 +309,51 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> list[di
             old = json.loads(meta.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise LeagueError(f"{meta}: unreadable ({exc}); cannot resume") from None
-        for key in ("seed", "matches_per_pairing", "duplicate", "rules", "entries", "time"):
+        for key in _IDENTITY_KEYS:
             if old.get(key) != snap[key]:
                 raise LeagueError(f"{out_dir}: the league file changed since the run started ({key} differs); cannot resume")
-        return read_results(out_dir / "results.jsonl")
+        old_profile = (old.get("sandbox") or {}).get("profile", "default")
+        if old_profile != config.sandbox:
+            raise LeagueError(f"{out_dir}: the league started with sandbox {old_profile!r}, not {config.sandbox!r}: "
+                              "every match of a league runs under the same protections; cannot resume")
+        secret = read_secret(out_dir)
+        if secret.given != (config.seed is not None) or (config.seed is not None and secret.seed != config.seed):
+            raise LeagueError(f"{out_dir / SECRET_FILE}: does not match league.json's seed; cannot resume")
+        matches = schedule(config, secret.seed)
+        check = ResultsCheck(secret.results_key, league_identity(config, matches), {m.match_id: m for m in matches})
+        return secret, read_results(out_dir / RESULTS_FILE, check)
     if out_dir.exists() and not out_dir.is_dir():
         raise LeagueError(f"{out_dir}: exists and is not a folder; choose another --out")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise LeagueError(f"{out_dir}: exists and is not empty; choose another --out, or add --resume to continue it")
+    secret = LeagueSecret.draw(config)
     try:
         (out_dir / "logs").mkdir(parents=True, exist_ok=True)
         # Private to the arena's user: bots run as another user (run_as) cannot read the
-        # seeds, the logs or the results of a league in progress.
+        # secret, the logs or the results of a league in progress.
         os.chmod(out_dir, 0o700)
         (out_dir / "bots").mkdir(exist_ok=True)
+        _write_secret(out_dir, secret)
         tmp = meta.with_suffix(".tmp")
         tmp.write_text(json.dumps(snap, indent=2), encoding="utf-8")
         os.replace(tmp, meta)
     except OSError as exc:
         raise LeagueError(f"{out_dir}: cannot write: {exc.strerror or exc}") from None
-    return []
+    return secret, []
+
+
+def _make_folder(out_dir: Path, resume: bool) -> None:
+    """The output folder, so that its lock can be taken before anything is read."""
+    if resume:
+        if not out_dir.is_dir():
+            raise LeagueError(f"{out_dir}: nothing to resume (no such folder); run without --resume")
+        return
+    if out_dir.exists() and not out_dir.is_dir():
+        raise LeagueError(f"{out_dir}: exists and is not a folder; choose another --out")
+    try:
+        out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LeagueError(f"{out_dir}: cannot create: {exc.strerror or exc}") from None
 
 
 def run_league(
@@ -138,28 +364,55 @@ def run_league(
     resume: bool = False,
     on_match: Callable[[MatchOutcome, int, int], None] | None = None,
     stop: threading.Event | None = None,
+    on_secret: Callable[[LeagueSecret], None] | None = None,
 ) -> LeagueRun:
     """Play every scheduled match not yet in ``results.jsonl``; write the standings.
 
-    ``on_match(outcome, done, total)`` is called in this thread after each match is
-    saved. Setting ``stop`` lets running matches finish and starts no new one.
+    The output folder's lock (:func:`league_lock`) is held from before anything is read
+    until the standings are written. ``on_secret(secret)`` is called once the league's
+    secret is known (drawn, or read back on resume), so that a caller can tell the user
+    the seed after the run even if it is interrupted. ``on_match(outcome, done, total)``
+    is called in this thread after each match is saved. Setting ``stop`` lets running
+    matches finish and starts no new one.
 
     Raises:
-        LeagueError: the output folder cannot be used (see :func:`prepare_output`), or
-            the configuration's ``spin_us`` is invalid (before anything is written).
+        LeagueError: the output folder cannot be used (see :func:`prepare_output`),
+            another run holds its lock, or the configuration's ``spin_us`` is invalid
+            (before anything is written).
+        SandboxUnavailable: this machine cannot give the configuration's sandbox
+            profile (before anything is written).
     """
     try:
         check_spin_us(config.spin_us)
     except ValueError as exc:
         raise LeagueError(f"spin_us: {exc}") from None
-    done_results = prepare_output(out_dir, config, resume)
+    sandbox.require(config.sandbox)
+    _make_folder(out_dir, resume)
+    with league_lock(out_dir):
+        secret, done_results = prepare_output(out_dir, config, resume)
+        if on_secret is not None:
+            on_secret(secret)
+        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop)
+
+
+def _run_locked(
+    config: LeagueConfig,
+    out_dir: Path,
+    secret: LeagueSecret,
+    done_results: list[dict[str, Any]],
+    jobs: int | None,
+    on_match: Callable[[MatchOutcome, int, int], None] | None,
+    stop: threading.Event | None,
+) -> LeagueRun:
+    """The body of :func:`run_league`, with the folder's lock held."""
     done_ids = {r["match_id"] for r in done_results}
-    matches = schedule(config)
+    matches = schedule(config, secret.seed)
+    identity = league_identity(config, matches)
     pending = [m for m in matches if m.match_id not in done_ids]
     results = list(done_results)
     total = len(matches)
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / "results.jsonl"
+    results_path = out_dir / RESULTS_FILE
     stop = stop or threading.Event()
     played = 0
     jobs = max(1, jobs or config.jobs)
@@ -187,7 +440,7 @@ def run_league(
         try:
             return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
                              placement=config.bot_cpus.for_slot(slot, jobs, bots_share_cpu=share_cpu),
-                             spin_us=config.spin_us)
+                             spin_us=config.spin_us, sandbox=config.sandbox)
         finally:
             slots.put(slot)
 
@@ -217,7 +470,7 @@ def run_league(
                         log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
                         continue
                     rec = {"team0": m.team0, "team1": m.team1, "deal": m.deal, **outcome.to_json()}
-                    line = json.dumps(rec, separators=(",", ":")) + "\n"
+                    line = json.dumps(seal(rec, secret.results_key, identity), separators=(",", ":")) + "\n"
                     try:
                         results_file.write(line)
                         results_file.flush()
@@ -242,35 +495,48 @@ def run_league(
     if write_error:
         try:
             saved = len(read_results(results_path))
-        except OSError:
+        except (OSError, LeagueError):
             saved = len(results)
         raise LeagueError(
             f"{write_error}. The {saved} matches finished before are saved in {results_path}; "
             "free the space (or fix the device) and continue with --resume"
         )
-    standings = write_standings(config, out_dir, results)
-    return LeagueRun(out_dir, standings, results, played, interrupted=stop.is_set() and len(results) < total)
+    standings = _write_standings(config, out_dir, results)
+    return LeagueRun(out_dir, standings, results, played, interrupted=stop.is_set() and len(results) < total,
+                     secret=secret)
 
 
 def _truncate_torn_line(path: Path) -> None:
-    """Drop a partly written last line (a failed write), so the file stays valid JSON Lines."""
+    """Drop a partly written last line (this run's own write that failed), so the file
+    stays valid JSON Lines. Only the bytes after the last newline go: a whole line
+    whose fsync failed stays, and is counted as saved."""
     try:
-        read_results(path)
+        with open(path, "r+b") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
     except OSError:
         pass
 
 
 def write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
     """Compute the standings and write standings.json and standings.csv (atomically:
-    a failed write leaves the previous file, never half a file).
+    a failed write leaves the previous file, never half a file), with the folder's lock
+    held (:func:`league_lock`): not while a league runs there.
 
     Raises:
-        LeagueError: the files cannot be written.
+        LeagueError: the files cannot be written, or a league is running in ``out_dir``.
     """
+    with league_lock(out_dir):
+        return _write_standings(config, out_dir, results)
+
+
+def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
     names = [e.name for e in config.entries]
     members = {e.name: config.members(e.name) for e in config.entries}
-    standings = compute_standings(names, members, results, seed=config.seed)
-    for name, text in (("standings.json", json.dumps(standings.to_json(), indent=2)), ("standings.csv", standings.to_csv())):
+    standings = compute_standings(names, members, results)
+    doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox)}
+    for name, text in (("standings.json", json.dumps(doc, indent=2)), ("standings.csv", standings.to_csv())):
         tmp = out_dir / (name + ".tmp")
         try:
             tmp.write_text(text, encoding="utf-8")

@@ -56,6 +56,8 @@ def results_by_id(out: Path) -> dict[str, dict[str, Any]]:
     recs = jsonl(out / "results.jsonl")
     ids = [r["match_id"] for r in recs]
     assert len(ids) == len(set(ids)), f"duplicated results: {[i for i, n in Counter(ids).items() if n > 1]}"
+    assert all(isinstance(r.pop("mac"), str) and isinstance(r.pop("league"), str) for r in recs), "a line without its MAC"
+    # Without the MACs, which cover the timing fields too, so differ between two runs.
     return {r["match_id"]: r for r in recs}
 
 
@@ -269,9 +271,10 @@ def test_match_of_a_bot_that_does_not_share_a_cpu_is_not_pinned(tmp_path: Path) 
     cpus = sorted(os.sched_getaffinity(0))
     for extra, pinned in (((), False), (("--bot-cpus", "auto"), len(cpus) >= 2)):
         out = tmp_path / f"m{len(extra)}"
-        r = mus("match", REPO / "bots" / "random", free, "--out", out, "--games", "1", "--target", "10", *extra)
+        r = mus("match", REPO / "bots" / "random", free, "--out", out, "--games", "1", "--target", "10",
+                "--match-id", "m", *extra)
         assert r.returncode == 0, r.stderr
-        header = jsonl(out / "match-0.jsonl")[0]
+        header = jsonl(out / "m.jsonl")[0]
         expected = ([cpus[-1]], [cpus[-2]]) if pinned else (None, None)
         assert (header["bot_cpus"], header["referee_cpus"]) == expected, extra
 
