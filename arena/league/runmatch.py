@@ -22,6 +22,7 @@ from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.placement import UNPINNED, Placement, claimed, pinned_thread
 from arena.remote.process import BotStartError
+from arena.remote.sandbox import protections as sandbox_protections
 
 log = structlog.get_logger()
 
@@ -132,6 +133,8 @@ def run_match(
             "bot_cpus": _cpus(placement.bots) if spawned else None,
             "referee_cpus": _cpus(placement.referee),
             "spin_us": spin_us,
+            # Which isolation the bot processes had (arena/remote/sandbox.py).
+            "sandbox": sandbox_protections(sandbox) if spawned else None,
             "seats": [
                 {
                     "seat": s,

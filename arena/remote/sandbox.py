@@ -409,30 +409,44 @@ _BIND_OPTIONS = {"--ro-bind", "--ro-bind-try", "--bind", "--symlink", "--tmpfs",
 
 
 def _with_parent_dirs(argv: list[str]) -> list[str]:
-    """``argv`` with every folder above a mount point created first, mode 0755.
+    """``argv`` with the missing folders above each mount point made first, mode 0755.
 
     bwrap makes missing parents of a mount point mode 0700, owned by root: a bot run as
-    another uid could then not reach ``/run/mus-arena`` or the interpreter under
-    ``/root/.pyenv``. Only the folders bwrap would make are added (each once)."""
+    another uid could then not reach ``/run/mus-arena``, its own folder under ``/tmp`` or
+    the interpreter under ``/root/.pyenv``. Each folder is made right before the mount
+    that needs it (a tmpfs mounted later would hide one made earlier)."""
     made: set[str] = {"/"}
-    before: list[str] = []
+    out: list[str] = []
+    pending: list[str] = []  # --perms / --size: they modify the next operation
     i = 0
-    while i < len(argv) and argv[i] != "--":
+    while i < len(argv):
         arg = argv[i]
+        if arg == "--":
+            return out + pending + argv[i:]
+        if arg in ("--perms", "--size"):
+            pending += argv[i:i + 2]
+            i += 2
+            continue
         if arg in _BIND_OPTIONS:
-            dest = argv[i + 1] if arg in ("--tmpfs", "--dev", "--proc") else argv[i + 2]
+            one = arg in ("--tmpfs", "--dev", "--proc")
+            dest = argv[i + 1] if one else argv[i + 2]
             for parent in reversed(Path(dest).parents):
                 name = str(parent)
                 if name not in made:
                     made.add(name)
-                    before += ["--perms", "0755", "--dir", name]
-            i += 2 if arg in ("--tmpfs", "--dev", "--proc") else 3
-        elif arg in ("--perms", "--size", "--hostname", "--chdir"):
-            i += 2
+                    out += ["--perms", "0755", "--dir", name]
+            if arg == "--tmpfs":  # what was made below it is hidden now
+                made = {m for m in made if not m.startswith(dest.rstrip("/") + "/")}
+            made.add(dest)
+            width = 2 if one else 3
+        elif arg in ("--hostname", "--chdir"):
+            width = 2
         else:
-            i += 1
-    first = next(i for i, a in enumerate(argv) if a.startswith("--"))
-    return argv[:first] + before + argv[first:]
+            width = 1
+        out += pending + argv[i:i + width]
+        pending = []
+        i += width
+    return out + pending
 
 
 def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str]]:
