@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -373,16 +374,22 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
     spec = parse_bot_spec(spec_text)
     decision_s = report.decision_ms / 1000
     bank = report.time_bank_ms / 1000
+    broken = ""
     with tempfile.TemporaryDirectory(prefix="mus-against-") as tmp:
         bot = RemoteBot(spec, Path(tmp), "against")
+        process = None
         try:
+            if isinstance(spec, BotManifest):
+                # Started here so that a crash can be told with the process's exit code.
+                process = _CheckedProcess(spec, Path(tmp), "against")
+                bot.process = process
+                process.spawn()
             bot.connect()
             loop = thread_loop()
             rules = Rules.from_mapping(dict(header.get("rules", {})))
             names = tuple(s.get("bot", "?") for s in header.get("seats", []))
             loop.run_until_complete(bot.start_match(MatchStartInfo(
                 str(header.get("match_id")), seat, rules, names, report.decision_ms, report.time_bank_ms)))
-            broken = ""
             for rh in replay(log, with_views=True):
                 for st in rh.steps:
                     if st.seat != seat or st.view is None:
@@ -432,11 +439,21 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                     elif now != logged:  # a logged fault never equals an answer
                         report.differently += 1
                         report.lines.append(f"{where}: logged {logged}, now {now}")
-            if broken:
-                report.lines.append(f"the bot's stream broke ({broken}): {report.not_asked} later decision(s) not asked")
             loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), "aborted", "replay --against")))
+            if broken and process is not None and process.proc is not None:
+                # The stream breaks the moment the bot dies, but its exit (through the
+                # launch wrappers, e.g. unshare's forked parent) is seen a moment later.
+                try:
+                    process.proc.wait(timeout=1.0)
+                except subprocess.TimeoutExpired:
+                    pass
         finally:
             _close(bot)
+        if broken:
+            exited = ""
+            if process is not None and process.exited_by_itself and process.proc is not None and process.proc.returncode is not None:
+                exited = f"the process {_exit_text(process.proc.returncode)}; "
+            report.lines.append(f"the bot's stream broke ({exited}{broken}): {report.not_asked} later decision(s) not asked")
         if bot.process is not None and (report.illegal or report.late or report.faults or report.not_asked):
             report.stderr = stderr_excerpt(bot.process) or ["(empty)"]
     return report
