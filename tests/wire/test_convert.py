@@ -144,7 +144,9 @@ def test_bad_answers_are_wire_errors() -> None:
 
 def test_hand_end_bytes_are_built_once_per_hand_and_stay_exact() -> None:
     """The cached notification equals a fresh serialization, for each hand and score."""
-    state = MusState.new(Rules(), seed=11)
+    # Five games to win: at least five hands whatever the random play (an órdago can end
+    # a game, and with it a short match, in one hand).
+    state = MusState.new(Rules(games_to_win=5), seed=11)
     rng = random.Random(2)
     while len(state.hand_results) < 3:
         state.apply(random_action(rng, state.legal_actions()))
