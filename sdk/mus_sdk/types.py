@@ -373,6 +373,8 @@ FIXED_ACTIONS: dict[ActionKind, Action] = {
     a.kind: a for a in (MUS, NO_MUS, PASO, QUIERO, NO_QUIERO, ORDAGO, QUEREMOS, NO_QUEREMOS)
 }
 """The interned action of every kind that takes no parameter."""
+_BETS = frozenset((ActionKind.ENVIDO, ActionKind.ORDAGO))
+"""The action kinds that make a bet live (an opening bet or a raise)."""
 
 _ENVIDO_CACHE = tuple(Action(ActionKind.ENVIDO, n) for n in range(64))
 
@@ -748,7 +750,9 @@ class LiveBet:
     seat: int
     """The seat that made it."""
     stake: int
-    """Total stake proposed for the lance; 0 for an órdago."""
+    """Total stake proposed for the lance, in stones. For an órdago (``is_ordago``) the
+    whole game is at stake; this is then the stake of the envido the órdago raised, 0
+    when it opened the lance."""
     deje: int
     """Stones the betting team receives at once if it is declined."""
     is_ordago: bool = False
@@ -797,11 +801,12 @@ class Observation:
     game: int = 0
     """Game number in the match, from 0."""
     hand: int = 0
-    """Hand number in the match, from 0."""
+    """Hand number in the match, from 0, counted across games: it does not restart when
+    a new game begins (the hands of the current game are not numbered)."""
     games_won: tuple[int, ...] = (0, 0)
     """Games won by each team in the current vaca."""
     vacas_won: tuple[int, ...] = (0, 0)
-    """Vacas won by each team."""
+    """Vacas won by each team; always (0, 0) while ``rules.vacas_to_win`` is 1."""
     target_points: int = 40
     """Stones that win a game."""
     discard_round: int = 0
@@ -860,6 +865,42 @@ class Observation:
     def is_postre(self) -> bool:
         """Whether you are the dealer (postre), who speaks last."""
         return self.seat == self.dealer
+
+    @property
+    def bet_answers(self) -> tuple[Event, ...]:
+        """The answers already given to the live bet, oldest first: the ``BET`` events
+        of ``history`` after the envido or órdago that made it (quiero, no quiero, by the
+        seats asked before you). Empty when there is no live bet or you answer first.
+
+        Derived from ``history``, which the arena sends whole with every request (so
+        reading this converts the history).
+        """
+        if self.bet is None:
+            return ()
+        history = tuple(self.history)
+        # The live bet is the last envido or órdago of the hand: an earlier lance's bets
+        # are all followed by its LANCE_END, and a raise is itself an envido or órdago.
+        for i in range(len(history) - 1, -1, -1):
+            e = history[i]
+            if e.kind is EventKind.BET and e.action is not None and e.action.kind in _BETS:
+                return tuple(a for a in history[i + 1 :] if a.kind is EventKind.BET)
+        return ()
+
+    @property
+    def partner_said_quiero(self) -> bool:
+        """Whether a partner already said quiero to the live bet.
+
+        The bet is then accepted for your team whatever you answer: quiero or no quiero
+        changes nothing but whether you stay in the lance, and a raise (envido or órdago,
+        when legal) is still yours to make (docs/rules.md §6.3). With
+        ``rules.plural_answers_bind_partner``, a partner's "queremos" answers for you and
+        you are not asked at all.
+        """
+        partners = self.partners
+        return any(
+            e.seat in partners and e.action is not None and e.action.kind is ActionKind.QUIERO
+            for e in self.bet_answers
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -933,7 +974,7 @@ class HandSummary:
     game: int
     """Game number, from 0."""
     hand: int
-    """Hand number, from 0."""
+    """Hand number in the match, from 0 (it does not restart with a new game)."""
     dealer: int
     """The dealer seat."""
     mano: int
