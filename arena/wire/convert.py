@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
@@ -30,6 +30,7 @@ from arena.engine import (
     LanceOutcome,
     LegalAction,
     MusCorrido,
+    MusState,
     Phase,
     Rules,
     SeatView,
@@ -39,6 +40,9 @@ from arena.engine import (
     envido,
 )
 from arena.engine.actions import MUS, NO_MUS, NO_QUEREMOS, NO_QUIERO, ORDAGO, PASO, QUEREMOS, QUIERO
+
+if TYPE_CHECKING:
+    from mus_sdk import Observation
 
 
 class WireError(ValueError):
@@ -58,8 +62,12 @@ MAX_AMOUNT = 1_000_000
 """Largest envido accepted on the wire: a sanity bound against garbage, far above any stake."""
 
 
-def pb_enum(member: enum.Enum) -> int:
-    """Proto number of an engine enum member."""
+def pb_enum(member: enum.Enum) -> Any:
+    """Proto number of an engine enum member (an ``int``).
+
+    Typed ``Any`` on purpose: the generated stubs type each enum field with its own enum
+    type (a distinct ``int`` type per enum), and this one function feeds all of them.
+    """
     return _POSITION[member] + 1
 
 
@@ -314,7 +322,7 @@ _DECISION_TAG = _field_tag(svc.PlayRequest.DESCRIPTOR.fields_by_name["decision_r
 
 def rules_field(rules_pb: pb.Rules) -> bytes:
     """``rules`` encoded as the ``DecisionRequest.rules`` field (computed once per match)."""
-    data = rules_pb.SerializeToString()
+    data: bytes = rules_pb.SerializeToString()
     return _RULES_TAG + _varint(len(data)) + data
 
 
@@ -384,7 +392,8 @@ def _fragment(fill: Callable[[svc.DecisionRequest], None]) -> bytes:
     """The encoding of the fields ``fill`` sets on an empty ``DecisionRequest``."""
     msg = svc.DecisionRequest()
     fill(msg)
-    return msg.SerializeToString()
+    data: bytes = msg.SerializeToString()
+    return data
 
 
 _CARD_FIELDS = tuple(_fragment(lambda m, c=c: _add_cards(m.cards, (c,))) for c in CARDS)  # type: ignore[misc]
@@ -412,7 +421,7 @@ def _encode_legal(entry: LegalAction) -> bytes:
 
 
 def _encode_senas(senas: tuple[Sena, ...]) -> bytes:
-    return _fragment(lambda m: m.legal_senas.extend([pb_enum(s) for s in senas]))  # type: ignore[misc]
+    return _fragment(lambda m: m.legal_senas.extend([pb_enum(s) for s in senas]))
 
 
 def _encode_bet(bet: tuple[int, int, int, int, bool]) -> bytes:
@@ -506,9 +515,9 @@ def fill_decision_request(
     message is built once and never copied."""
     req.request_id = request_id
     req.seat = view.seat
-    req.phase = pb_enum(view.phase)  # type: ignore[assignment]
+    req.phase = pb_enum(view.phase)
     if view.lance is not None:
-        req.lance = pb_enum(view.lance)  # type: ignore[assignment]
+        req.lance = pb_enum(view.lance)
     req.mano = view.mano
     req.dealer = view.dealer
     req.scores.extend(view.scores)
@@ -522,7 +531,7 @@ def fill_decision_request(
     req.target_points = view.rules.target_points
     req.vacas_won.extend(vacas)
     if view.legal_senas:
-        req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])  # type: ignore[misc]
+        req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])
     req.rules.CopyFrom(rules_pb)
     _add_cards(req.cards, view.cards)
     fill_legal(req.legal_actions, view.legal_actions)
@@ -537,6 +546,71 @@ def fill_decision_request(
     history = req.history
     for e in view.history:
         history.add().MergeFromString(events.serialized(e))
+
+
+def request_for(
+    state: MusState,
+    seat: int | None = None,
+    *,
+    request_id: int = 1,
+    match_id: str = "match",
+    deadline_ms: int = 2000,
+    time_bank_ms: int = 120_000,
+) -> svc.DecisionRequest:
+    """The ``DecisionRequest`` the arena sends ``seat`` (by default the seat to act) in
+    ``state``: built by the same code as a match's requests, from ``state.view(seat)``.
+
+    For tests and tools (a bot author's unit tests, replays); the referee builds its
+    requests with :func:`decision_request_bytes`. ``vacas_won`` is taken from the state.
+
+    Raises:
+        ValueError: no seat is to act (the match is over) and none is given, or there is
+            no such seat.
+    """
+    if seat is None:
+        seat = state.to_act
+        if seat is None:
+            raise ValueError("no seat is to act: the match is over (name a seat)")
+    view = state.view(seat)
+    return decision_request(
+        view, request_id, match_id, deadline_ms, time_bank_ms, rules_to_pb(state.rules), EventCache(),
+        (state.vacas[0], state.vacas[1]),
+    )
+
+
+def observation_for(
+    state: MusState,
+    seat: int | None = None,
+    *,
+    request_id: int = 1,
+    match_id: str = "match",
+    deadline_ms: int = 2000,
+    time_bank_ms: int = 120_000,
+) -> Observation:
+    """The ``mus_sdk.Observation`` a Python bot's ``decide`` receives for ``seat`` (by
+    default the seat to act) in ``state``: :func:`request_for`, converted by the SDK's
+    own :func:`mus_sdk.convert.observation_from_proto`, as a bot process converts it.
+
+    Lets a bot author test ``decide`` on positions set up with the engine::
+
+        state = MusState.from_deal(Rules(), hands, mano=0)   # hands: four lists of cards
+        action = MyBot().decide(observation_for(state))
+
+    It needs the arena installed (the SDK alone does not import the arena). A seat that
+    is not to act gets an observation with no legal actions (``legal`` empty), which a
+    real request never has.
+
+    Raises:
+        ValueError: as :func:`request_for`.
+    """
+    # Imported here: importing mus_sdk tunes and imports grpc, which the wire layer's
+    # other users (the referee's players) do not need at import time.
+    from mus_sdk.convert import observation_from_proto
+
+    return observation_from_proto(
+        request_for(state, seat, request_id=request_id, match_id=match_id, deadline_ms=deadline_ms,
+                    time_bank_ms=time_bank_ms)
+    )
 
 
 def hand_result_to_pb(result: HandResult) -> pb.HandResult:
@@ -598,7 +672,8 @@ def match_start_pb(
     )
 
 
-_END_REASONS = {"completed": 1, "forfeit": 2, "aborted": 3}
+_END_REASONS: dict[str, Any] = {"completed": 1, "forfeit": 2, "aborted": 3}
+"""``MatchEndReason`` numbers (typed ``Any``, as :func:`pb_enum` is)."""
 
 
 def match_end_pb(winner_team: int | None, games_won: Sequence[int], reason: str, detail: str) -> svc.MatchEnd:
@@ -631,6 +706,6 @@ def hand_end_request_bytes(result: HandResult, games_won: Sequence[int]) -> byte
     last = _last_hand_end
     if last[0] is result and last[1] == games:
         return last[2]
-    data = svc.PlayRequest(hand_end=hand_end_pb(result, games)).SerializeToString()
+    data: bytes = svc.PlayRequest(hand_end=hand_end_pb(result, games)).SerializeToString()
     _last_hand_end = (result, games, data)
     return data
