@@ -60,9 +60,14 @@ def summary(stdout: str) -> tuple[int, ...]:
     return tuple(int(g) for g in m.groups())
 
 
-def seat0_decisions(log: Path) -> int:
+def seat0_steps(log: Path) -> list[str]:
+    """Seat 0's decisions in the log, as ``hand H step I``."""
     recs = [json.loads(line) for line in log.read_text().splitlines()]
-    return sum(1 for r in recs if r["type"] == "hand" for s in r["steps"] if s["seat"] == 0)
+    return [f"hand {r['hand']} step {i}" for r in recs if r["type"] == "hand" for i, s in enumerate(r["steps"]) if s["seat"] == 0]
+
+
+def seat0_decisions(log: Path) -> int:
+    return len(seat0_steps(log))
 
 
 def test_the_same_build_answers_the_same(hand_log: Path, tmp_path: Path) -> None:
@@ -82,8 +87,8 @@ def test_a_slow_build_is_late_with_the_logged_deadline(hand_log: Path, tmp_path:
     # The decisions sent while the bot still slept are late too, as they would be in a match.
     assert (asked, differently, illegal, faults) == (seat0_decisions(hand_log), 0, 0, 0), r.stdout
     assert 1 <= late <= 4, r.stdout
-    lates = re.findall(rf"^hand 0 step (\d+): LATE: no answer within {DECISION_MS} ms; logged ", r.stdout, re.M)
-    assert len(lates) == late and lates[0] == "4", r.stdout  # seat 0's second decision is step 4
+    lates = re.findall(rf"^(hand \d+ step \d+): LATE: no answer within {DECISION_MS} ms; logged ", r.stdout, re.M)
+    assert len(lates) == late and lates[0] == seat0_steps(hand_log)[1], r.stdout
 
 
 def test_illegal_answers_are_reported_as_illegal(hand_log: Path, tmp_path: Path) -> None:
@@ -100,7 +105,7 @@ def test_a_crash_shows_the_exit_code_and_the_bots_stderr(hand_log: Path, tmp_pat
     assert r.exit_code == 1, r.output
     asked, _, _, _, faults = summary(r.stdout)
     assert (asked, faults) == (2, 1), r.stdout
-    assert re.search(r"^hand 0 step 4: FAULT crash: ", r.stdout, re.M), r.stdout
+    assert re.search(rf"^{seat0_steps(hand_log)[1]}: FAULT crash: ", r.stdout, re.M), r.stdout
     assert "the bot's stream broke (the process exited with code 7; " in r.stdout
     assert "| testbot: crashing at request" in r.stdout  # its stderr
     assert f"{seat0_decisions(hand_log) - 2} not asked (the stream broke)" in r.stdout
