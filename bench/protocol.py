@@ -22,6 +22,10 @@ Measures in one run:
   (``--bot-cpus any``, what bots that do not say ``share_cpu`` get);
 * ``prepared_ahead``: the share of that match's decisions whose request the referee
   had prepared while the previous seat thought (see arena/referee/match.py);
+* ``decisions_per_s_strict``, ``strict_over_default``: the first match again with its
+  bots under the strict sandbox (bubblewrap; arena/remote/sandbox.py), and the median of
+  each round's ratio to the default profile's match; ``startup_s_per_match``: the
+  seconds to start and connect a match's four bots under each profile;
 * ``sdk_ceiling_per_s``: the same driver against four trivial SDK bots with one
   pre-serialised decision request, placed as the match: everything but the referee.
 
@@ -58,6 +62,7 @@ from _machine import halt_poll, machine, spin_us_arg  # noqa: E402
 from arena.engine import Rules  # noqa: E402
 from arena.referee.eventloop import DEFAULT_SPIN_US, new_event_loop  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.remote import sandbox  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 from arena.remote.placement import UNPINNED, BotCpus, Placement, pinned_thread  # noqa: E402
@@ -66,15 +71,23 @@ TRIVIAL = HERE / "bots" / "trivial"
 
 
 def decisions_per_s(
-    games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US
+    games: int, seed: int, log_dir: Path, placement: Placement = UNPINNED, spin_us: int = DEFAULT_SPIN_US,
+    sandbox: str = "default", startup: list[float] | None = None,
 ) -> tuple[float, int, float, float]:
     """Decisions per second of one match, its decisions, its seconds, and the share of
-    its decisions whose request was prepared ahead."""
+    its decisions whose request was prepared ahead. ``sandbox``: the bots' profile;
+    the seconds to start and connect the four bots (as a match does: all launched,
+    then each waited for) are appended to ``startup``."""
     manifest = load_manifest(TRIVIAL)
-    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots) for i in range(4)]
+    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=placement.bots, sandbox=sandbox) for i in range(4)]
     try:
+        t_start = time.perf_counter()
+        for b in bots:
+            b.launch()
         for b in bots:
             b.connect()
+        if startup is not None:
+            startup.append(time.perf_counter() - t_start)
         # A short warm-up match first: the first stream and the bots' first requests
         # pay one-off costs (connections, lazy imports) that are not the steady rate.
         play_match(bots, MatchConfig(rules=Rules(games_to_win=1), seed=seed + 1, match_id="warmup"), spin_us=spin_us)
@@ -164,14 +177,22 @@ def run(args: argparse.Namespace) -> None:
     free_bases: list[dict[int, float]] = []
     ceilings: list[float] = []
     prepared: list[float] = []
+    strict: list[float] = []
+    startup: dict[str, list[float]] = {"default": [], "strict": []}
+    with_strict = sandbox.require_ok(sandbox.STRICT)
     n = 0
     # Interleaved rounds: on a shared machine the load drifts, and medians of
     # interleaved measurements compare like with like.
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            rate, n, dt, share = decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us)
+            rate, n, dt, share = decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us,
+                                                 startup=startup["default"])
         rates.append(rate)
         prepared.append(share)
+        if with_strict:  # the same match, its bots under the strict sandbox (bubblewrap)
+            with tempfile.TemporaryDirectory() as tmp:
+                strict.append(decisions_per_s(args.games, args.seed, Path(tmp), default, args.spin_us, "strict",
+                                              startup["strict"])[0])
         with tempfile.TemporaryDirectory() as tmp:
             free.append(decisions_per_s(args.games, args.seed, Path(tmp), UNPINNED, args.spin_us)[0])
         bases.append(baseline(args.seconds, default, args.spin_us, plain_first=r % 2 == 1))
@@ -183,6 +204,8 @@ def run(args: argparse.Namespace) -> None:
             f"{best:,.0f} round trips/s {_loops(bases[-1])} (ratio {rate / best:.2f}); placed by the system: "
             f"{free[-1]:,.0f} decisions/s, baseline {free_best:,.0f} {_loops(free_bases[-1])} "
             f"(ratio {free[-1] / free_best:.2f}); SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            + (f"; strict sandbox {strict[-1]:,.0f} decisions/s ({strict[-1] / rate:.2f} of default), bots started in "
+               f"{startup['strict'][-1]:.2f} s against {startup['default'][-1]:.2f} s" if with_strict else "")
         )
     rate, ceiling = statistics.median(rates), statistics.median(ceilings)
     base = statistics.median(max(b.values()) for b in bases)
@@ -205,6 +228,11 @@ def run(args: argparse.Namespace) -> None:
         "ratio_bot_cpus_any": _ratio(free, free_bases),
         "baseline_msgs_per_s_bot_cpus_any_by_loop": _by_loop(free_bases),
         "prepared_ahead": round(statistics.median(prepared), 3),
+        # The strict sandbox (arena/remote/sandbox.py): the same match, paired round by round.
+        "decisions_per_s_strict": round(statistics.median(strict)) if strict else None,
+        "strict_over_default": round(statistics.median(a / b for a, b in zip(strict, rates, strict=False)), 3)
+        if strict else None,
+        "startup_s_per_match": {k: round(statistics.median(v), 3) for k, v in startup.items() if v},
         "sdk_ceiling_per_s": round(ceiling),
         "us_per_decision": {"transport": round(transport_us), "sdk_bot": round(sdk_us), "referee": round(arena_us)},
         "decisions": n,

@@ -151,6 +151,15 @@ def require(profile: str) -> None:
             raise SandboxUnavailable(f"the strict sandbox is not available on this machine: {why}")
 
 
+def require_ok(profile: str) -> bool:
+    """Whether this machine can give ``profile`` (:func:`require` without the exception)."""
+    try:
+        require(profile)
+    except SandboxUnavailable:
+        return False
+    return True
+
+
 def protections(profile: str) -> dict[str, object]:
     """What is in force under ``profile`` on this machine (for log headers, league.json
     and the standings): the profile's name and each protection, true or false."""
@@ -240,6 +249,28 @@ class _UidPool:
 _UIDS = _UidPool()
 
 
+def _closed_to_others(folder: Path, most: int = 20_000) -> Path | None:
+    """The first file or folder under ``folder`` that a user other than its owner cannot
+    read (or search), if any; None when all are open. (The folders above it do not
+    matter: the sandbox shows the folder at its path through folders of its own.) Looks
+    at ``most`` entries at the most (a huge folder is not walked to the end)."""
+    seen = 0
+    for root, dirs, files in os.walk(folder):
+        if os.stat(root).st_mode & 0o005 != 0o005:
+            return Path(root)
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                if not os.stat(path).st_mode & 0o004:
+                    return Path(path)
+            except OSError:
+                continue  # a dangling link: nothing to read
+            seen += 1
+        if seen > most:
+            break
+    return None
+
+
 def _runtime_root() -> Path:
     """The folder under which the arena makes its bots' socket directories: private to
     the arena's user, and short (unix socket paths are limited to 107 bytes)."""
@@ -279,6 +310,14 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
     # bound into the sandbox (its parent stays 0700, so no other user reaches it).
     sock_dir = host_dir / "s"
     sock_dir.mkdir(mode=0o700)
+    if os.geteuid() == 0:
+        closed = _closed_to_others(manifest.workdir)
+        if closed is not None:
+            shutil.rmtree(host_dir, ignore_errors=True)
+            raise SandboxError(
+                f"{closed} is not readable by other users, and under the strict sandbox a root arena runs each bot "
+                f"as a uid of its own: make the bot's folder readable (chmod -R a+rX {manifest.workdir})"
+            )
     uid = _UIDS.take() if os.geteuid() == 0 else None
     if uid is not None:
         os.chown(sock_dir, uid, uid)

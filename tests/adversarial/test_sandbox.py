@@ -55,7 +55,8 @@ def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches: int = 2) -> tuple[Path, Path]:
+def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches: int = 2,
+                write: list[Path] | None = None) -> tuple[Path, Path]:
     """A duplicate league of the attacker against rulebot in the runner's home; the
     victim file the attacker tries to have deleted. Returns (league file, victim)."""
     bots = runner.home / "bots"
@@ -71,7 +72,7 @@ def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches
         # What an attacker learns from the arena's command line and the docs.
         "MUS_ATTACK_READ": ":".join(str(p) for p in (runner.home / "league.toml", out / "secret.json",
                                                      out / "league.json", out / "results.jsonl")),
-        "MUS_ATTACK_WRITE": ":".join(str(p) for p in (out / "results.jsonl", out / "standings.json")),
+        "MUS_ATTACK_WRITE": ":".join(str(p) for p in (write or [out / "results.jsonl", out / "standings.json"])),
         "MUS_ATTACK_VICTIM": str(victim),
         "MUS_ATTACK_SHARED": str(runner.home),
         "MUS_ATTACK_DAEMON_S": "30",
@@ -266,3 +267,32 @@ def test_a_bot_cannot_make_the_arena_connect_elsewhere(tmp_path: Path, monkeypat
     bot.close()
     assert lookups == []
     assert not bot.process.alive()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_default_profile_as_root_leaves_no_daemon(tmp_path: Path, jobs: int) -> None:
+    """Under the default profile a root arena still gives each bot its own pid namespace,
+    decided once per process under a lock: with --jobs 2 the probe used to race, and
+    some bots ran without a namespace, leaving a daemon that rewrote the results after
+    the league. Every daemon is gone when the league ends. (While its bot lives, a
+    daemon of the default profile can write the arena's files: it runs as the arena's
+    user; here it writes a canary file, which stops growing when the league ends.)"""
+    if os.geteuid() != 0:
+        pytest.skip("pid namespaces in the default profile need a root arena")
+    home = Path(tempfile.mkdtemp(prefix="mus-sandbox-test-"))
+    try:
+        runner = root_runner(home)
+        tag = f"p{os.getpid()}x{time.monotonic_ns() % 10**9}"
+        canary = home / "canary.txt"
+        league, _ = league_file(runner, attacks="daemon", profile="default", tag=tag, matches=4, write=[canary])
+        run = runner.mus("league", str(league), "--out", "out", "--jobs", str(jobs))
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert alive_with(f"MUS-ATTACK-DAEMON-{tag}") == []
+        assert sum(r["attack"] == "daemon" and r["ok"] for r in attack_reports(home / "out")) == 8
+        written = canary.read_text()
+        assert "FORGED" in written  # the daemons did run
+        time.sleep(1.0)  # a survivor writes every 0.2 s
+        assert canary.read_text() == written
+        check_league_intact(home / "out", 4)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
