@@ -116,9 +116,8 @@ def _first_line(exc: BaseException) -> str:
     """An error message without the stderr lines that the start-up errors quote (the
     check shows the bot's stderr itself, once, start and end)."""
     text = str(exc).split("\n", 1)[0]
-    for suffix in ("; last stderr lines:", " (its stderr was empty)"):
-        text = text.removesuffix(suffix)
-    return text
+    text = text.split("; its stderr (", 1)[0]
+    return text.removesuffix(" (its stderr was empty)")
 
 
 def _exit_text(code: int) -> str:

@@ -30,6 +30,7 @@ from arena.referee.eventloop import thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
 from arena.remote.process import BotProcess, BotStartError
+from arena.remote.untrusted import printable
 from arena.wire import convert as wire
 
 MAX_MESSAGE_BYTES = 1024 * 1024
@@ -204,22 +205,41 @@ class RemoteBot:
                 options.append(("grpc.ssl_target_name_override", tls.server_name))
             self._channel = grpc.aio.secure_channel(target, creds, options=options)
         self._stub = svc_grpc.BotServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        call = self._stub.GetInfo(
+            svc.GetInfoRequest(protocol_versions=list(handshake.SUPPORTED_APP_PROTOCOL_VERSIONS)),
+            timeout=info_timeout_s,
+            wait_for_ready=True,
+        )
         try:
-            self.info = await self._stub.GetInfo(
-                svc.GetInfoRequest(protocol_versions=list(handshake.SUPPORTED_APP_PROTOCOL_VERSIONS)),
-                timeout=info_timeout_s,
-                wait_for_ready=True,
-            )
-        except grpc.RpcError as exc:
-            tail = ""
-            if self.process is not None:
-                lines = self.process.stderr_tail()
-                tail = ("; last stderr lines:\n  " + "\n  ".join(lines)) if lines else ""
+            self.info = await self._until_exit(call)
+        except (grpc.RpcError, BotStartError) as exc:
+            process = self.process
+            why = f"does not answer GetInfo: {exc.code().name}" if isinstance(exc, grpc.RpcError) else str(exc)
             await self._close()
-            raise BotStartError(f"bot {self.name} at {target} does not answer GetInfo: {exc.code().name}{tail}") from None
+            tail = process.stderr_text() if process is not None else ""  # stderr head and tail, made printable
+            raise BotStartError(f"bot {self.name} at {printable(target, 200)} {why}{tail}") from None
         if isinstance(self.spec, BotAddress) and self.info.name:
+            self.info.name = printable(self.info.name, 100)  # shown in standings and on the console
             self.name = self.info.name
+        if self.info.version:
+            self.info.version = printable(self.info.version, 100)
         return self.info
+
+    async def _until_exit(self, call: Any) -> Any:
+        """The answer of ``call``, unless the bot's process exits first: then a
+        BotStartError with its exit code at once (a dead bot is not waited for until
+        the readiness timeout)."""
+        if self.process is None:
+            return await call
+        task = asyncio.ensure_future(call)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=0.05)
+            if done:
+                return task.result()
+            if not self.process.alive():
+                task.cancel()
+                code = self.process.proc.returncode if self.process.proc else None
+                raise BotStartError(f"exited with code {code} before answering GetInfo")
 
     def close(self) -> None:
         """End the stream, ask the bot to shut down, and stop its process. Idempotent."""

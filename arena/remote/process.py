@@ -31,6 +31,8 @@ from arena.remote.untrusted import AddressRefused, loopback_host, printable
 LOG_CAP_BYTES = 16 * 1024 * 1024
 """Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
 STDERR_TAIL_LINES = 20
+STDERR_HEAD_LINES = 10
+"""The first lines of a bot's stderr are kept too: a traceback's start, a missing file."""
 
 
 class BotStartError(RuntimeError):
@@ -67,6 +69,8 @@ class BotProcess:
         self.target: str | None = None
         """The gRPC target the arena connects to, once the announce line is checked."""
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_head: list[str] = []
+        self._stderr_lines = 0
         self._first_line: list[bytes] = []
         self._line_ready = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -147,11 +151,11 @@ class BotProcess:
                 self.stop(grace_s=0)
                 raise BotStartError(
                     f"bot {m.name} exited with code {self.proc.returncode} before announcing its address"
-                    + self._tail_text()
+                    + self.stderr_text()
                 )
             if time.monotonic() > deadline:
                 self.stop(grace_s=0)
-                raise BotStartError(f"bot {m.name} did not announce its address within {timeout_s:.0f} s" + self._tail_text())
+                raise BotStartError(f"bot {m.name} did not announce its address within {timeout_s:.0f} s" + self.stderr_text())
         line = self._first_line[0].decode("utf-8", "replace").strip() if self._first_line else ""
         if self._first_line == [b""]:  # end of stdout before any line: the bot is exiting,
             try:  # but seldom has exited yet; give it a moment, to report its exit code
@@ -162,14 +166,14 @@ class BotProcess:
             self._join_drains(0.5)
             self.stop(grace_s=0)
             raise BotStartError(
-                f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self._tail_text()
+                f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self.stderr_text()
             )
         try:
             announce = handshake.parse_line(line)
             self.target = self._checked_target(announce)
         except (handshake.HandshakeError, sb.SandboxError) as exc:
             self.stop(grace_s=0)
-            raise BotStartError(f"bot {m.name} announced {printable(line, 200)!r}: {exc}" + self._tail_text()) from None
+            raise BotStartError(f"bot {m.name} announced {printable(line, 200)!r}: {exc}" + self.stderr_text()) from None
         self.announce = announce
         return self.announce
 
@@ -241,21 +245,36 @@ class BotProcess:
                 if tail is not None:
                     # Sanitised once, here: every message that quotes it (the console,
                     # mus check, BotStartError) shows text, never the bot's escape sequences.
-                    tail.append(printable(chunk.decode("utf-8", "replace").rstrip("\n"), 300))
+                    line = printable(chunk.decode("utf-8", "replace").rstrip("\n"), 300)
+                    self._stderr_lines += 1
+                    if len(self._stderr_head) < STDERR_HEAD_LINES:
+                        self._stderr_head.append(line)
+                    tail.append(line)
                 if written < LOG_CAP_BYTES:
                     out.write(chunk[: LOG_CAP_BYTES - written])
                     written += len(chunk)
                     out.flush()
 
-    def _tail_text(self) -> str:
+    def stderr_text(self) -> str:
+        """The stderr excerpt as start-up errors quote it (after a "; "), naming the log file."""
         self._join_drains(0.2)
-        if not self._stderr_tail:
+        lines = self.stderr_excerpt()
+        if not lines:
             return " (its stderr was empty)"
-        return "; last stderr lines:\n  " + "\n  ".join(self._stderr_tail)
+        return f"; its stderr ({self.log_dir / (self.label + '.stderr.log')}):\n  " + "\n  ".join(lines)
 
     def stderr_tail(self) -> list[str]:
-        """The last lines the bot wrote to stderr."""
+        """The last lines the bot wrote to stderr (made printable)."""
         return list(self._stderr_tail)
+
+    def stderr_excerpt(self) -> list[str]:
+        """The first and the last lines the bot wrote to stderr, each once, with a line
+        saying how many were left out between them (made printable). The start often
+        holds the real error (a traceback's first line), the end what the bot did last."""
+        head, tail, total = list(self._stderr_head), list(self._stderr_tail), self._stderr_lines
+        if total <= len(head) + len(tail):
+            return head + tail[len(head) + len(tail) - total:]
+        return [*head, f"({total - len(head) - len(tail)} lines left out)", *tail]
 
     def alive(self) -> bool:
         """Whether the process is still running."""
