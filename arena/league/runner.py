@@ -24,7 +24,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -288,10 +288,14 @@ def league_lock(out_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> tuple[LeagueSecret, list[dict[str, Any]]]:
-    """Create (or, resuming, check) the output folder; return the league's secret and
-    the results already there (every line checked: :func:`read_results`). Call it with
-    the folder's lock held (:func:`league_lock`).
+def prepare_output(out_dir: Path, config: LeagueConfig,
+                   resume: bool) -> tuple[LeagueConfig, LeagueSecret, list[dict[str, Any]]]:
+    """Create (or, resuming, check) the output folder; return the configuration as run,
+    the league's secret and the results already there (every line checked:
+    :func:`read_results`). Call it with the folder's lock held (:func:`league_lock`).
+
+    Resuming without a seed continues with the seed in ``secret.json`` (drawn, or given
+    when the league started); a seed given on resume must be that one.
 
     Raises:
         LeagueError: the folder exists and is not empty (without resume), cannot be
@@ -309,6 +313,10 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> tuple[L
             old = json.loads(meta.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise LeagueError(f"{meta}: unreadable ({exc}); cannot resume") from None
+        secret = read_secret(out_dir)
+        if config.seed is None and secret.given:
+            config = replace(config, seed=secret.seed)
+            snap = _config_snapshot(config)
         for key in _IDENTITY_KEYS:
             if old.get(key) != snap[key]:
                 raise LeagueError(f"{out_dir}: the league file changed since the run started ({key} differs); cannot resume")
@@ -316,12 +324,11 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> tuple[L
         if old_profile != config.sandbox:
             raise LeagueError(f"{out_dir}: the league started with sandbox {old_profile!r}, not {config.sandbox!r}: "
                               "every match of a league runs under the same protections; cannot resume")
-        secret = read_secret(out_dir)
         if secret.given != (config.seed is not None) or (config.seed is not None and secret.seed != config.seed):
             raise LeagueError(f"{out_dir / SECRET_FILE}: does not match league.json's seed; cannot resume")
         matches = schedule(config, secret.seed)
         check = ResultsCheck(secret.results_key, league_identity(config, matches), {m.match_id: m for m in matches})
-        return secret, read_results(out_dir / RESULTS_FILE, check)
+        return config, secret, read_results(out_dir / RESULTS_FILE, check)
     if out_dir.exists() and not out_dir.is_dir():
         raise LeagueError(f"{out_dir}: exists and is not a folder; choose another --out")
     if out_dir.exists() and any(out_dir.iterdir()):
@@ -339,7 +346,7 @@ def prepare_output(out_dir: Path, config: LeagueConfig, resume: bool) -> tuple[L
         os.replace(tmp, meta)
     except OSError as exc:
         raise LeagueError(f"{out_dir}: cannot write: {exc.strerror or exc}") from None
-    return secret, []
+    return config, secret, []
 
 
 def _make_folder(out_dir: Path, resume: bool) -> None:
@@ -389,7 +396,7 @@ def run_league(
     sandbox.require(config.sandbox)
     _make_folder(out_dir, resume)
     with league_lock(out_dir):
-        secret, done_results = prepare_output(out_dir, config, resume)
+        config, secret, done_results = prepare_output(out_dir, config, resume)
         if on_secret is not None:
             on_secret(secret)
         return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop)
