@@ -540,3 +540,51 @@ def test_check_no_such_bot_exits_2(tmp_path: Path) -> None:
     r = invoke("check", tmp_path / "nobot")
     assert r.exit_code == 2
     assert "nobot" in r.stderr
+
+
+# --- seeds: one rule everywhere (issue 15 item 8) -----------------------------------------------
+
+SEED_RULE = "a seed is a non-negative integer below 2**256, in decimal or 0x-hex"
+BAD_SEEDS = ["-1", "-5", str(2**256), "abc", "0x", "1.5", "+3", " 7"]
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_bad_seed_is_refused_by_mus_match(tmp_path: Path, seed: str) -> None:
+    """``--seed -1`` dealt as ``--seed 1`` (abs()); now every non-seed exits 2 with one
+    message, before any bot starts or any file is written."""
+    out = tmp_path / "out"
+    r = invoke("match", RANDOM_BOT, RANDOM_BOT, "--out", out, "--seed", seed)
+    assert r.exit_code == 2, r.output
+    assert SEED_RULE in r.stderr and "--seed" in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_bad_seed_is_refused_by_mus_league(tmp_path: Path, seed: str) -> None:
+    out = tmp_path / "out"
+    r = invoke("league", LEAGUE_SMALL, "--out", out, "--seed", seed, "--no-progress")
+    assert r.exit_code == 2, r.output
+    assert SEED_RULE in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "-5", str(2**256), '"abc"', '"-1"', "1.5", "true"])
+def test_bad_seed_is_refused_in_a_league_file(tmp_path: Path, value: str) -> None:
+    """The same rule, the same words, with the file's line: before, -5 was refused here
+    but accepted on the command line."""
+    text = LEAGUE_SMALL.read_text().replace("seed = 11", f"seed = {value}")
+    text = text.replace('bot = "../../../', f'bot = "{REPO}/')
+    path = tmp_path / "league.toml"
+    path.write_text(text)
+    r = invoke("league", path, "--out", tmp_path / "out", "--no-progress")
+    assert r.exit_code == 2, r.output
+    assert SEED_RULE in r.stderr and f"{path}:3: field seed" in r.stderr
+
+
+@pytest.mark.parametrize(("text", "value"), [("0", 0), ("7", 7), ("0x1F", 31), (str(2**256 - 1), 2**256 - 1)])
+def test_good_seeds_parse_alike(text: str, value: int) -> None:
+    from arena.league.config import parse_seed
+
+    assert parse_seed(text) == value
+    if not text.startswith("0x"):
+        assert parse_seed(int(text)) == value
