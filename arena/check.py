@@ -164,17 +164,20 @@ async def _decide_timed(bot: RemoteBot, view: SeatView, request_id: int, timing:
     return decision, time.perf_counter() - t0
 
 
-def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: int = 2000) -> list[StepResult]:
+def run_check(
+    spec_text: str, echo: Callable[[str], None] = print, decision_ms: int = 2000, sandbox: str = "default"
+) -> list[StepResult]:
     """Run the conformance steps against a bot; stop at the first failed step.
 
     On a failure the first and last lines of the bot's stderr are printed, once.
+    ``sandbox``: the profile its processes run under (``strict``: as in a tournament).
     """
     results: list[StepResult] = []
     spec = parse_bot_spec(spec_text)
     at_address = not isinstance(spec, BotManifest)
     tmp = tempfile.TemporaryDirectory(prefix="mus-check-")
     logs = Path(tmp.name)
-    bot = RemoteBot(spec, logs, "check")
+    bot = RemoteBot(spec, logs, "check", sandbox=sandbox)
 
     def step(number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
         r = StepResult(number, STEPS[number - 1], ok, detail)
@@ -191,7 +194,7 @@ def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: 
         else:
             # 1-2: start and announce. The same process then answers step 3 and plays on.
             assert isinstance(spec, BotManifest)
-            proc = _CheckedProcess(spec, logs, "check")
+            proc = _CheckedProcess(spec, logs, "check", sandbox=sandbox)
             try:
                 proc.spawn()
             except BotStartError as exc:
@@ -241,7 +244,7 @@ def run_check(spec_text: str, echo: Callable[[str], None] = print, decision_ms: 
         if not step(5, legal, "" if legal else f"{decision.action} not in {[str(a) for a in state.legal_actions()]}"):
             return results
         # 6-7: a full match of four instances, notifications included
-        players = [bot] + [RemoteBot(spec, logs, f"check-s{s}") for s in (1, 2, 3)]
+        players = [bot] + [RemoteBot(spec, logs, f"check-s{s}", sandbox=sandbox) for s in (1, 2, 3)]
         try:
             for p in players[1:]:
                 p.connect()

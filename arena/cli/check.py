@@ -6,13 +6,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import EXIT_FAILURE, fail
+from arena.cli.common import EXIT_FAILURE, fail, require_sandbox
 from arena.remote.manifest import ManifestError
 
 
 def check(
     bot: Annotated[str, typer.Argument(help="A bot manifest, a folder with bot.toml, or host:port of a running bot.")],
     decision_ms: Annotated[int, typer.Option(min=1, help="Deadline of one decision (ms).")] = 2000,
+    sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="Run the bot under this sandbox profile: strict checks it as a tournament will run it (no network, only its own folder; docs/reliability.md).")] = "default",
 ) -> None:
     """Check that a bot follows the protocol, in numbered steps.
 
@@ -27,8 +28,9 @@ def check(
     """
     from arena.check import run_check
 
+    require_sandbox(sandbox)  # exits 2 with what is missing
     try:
-        results = run_check(bot, typer.echo, decision_ms)
+        results = run_check(bot, typer.echo, decision_ms, sandbox)
     except ManifestError as exc:
         fail(str(exc))
     passed = sum(r.ok for r in results)

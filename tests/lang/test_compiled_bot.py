@@ -136,6 +136,18 @@ def test_mus_check_passes(cpp_bot: Path) -> None:
     assert "[FAIL]" not in out.stdout
 
 
+def test_mus_check_passes_under_the_strict_sandbox(cpp_bot: Path) -> None:
+    """As a tournament runs it: bubblewrap, no network, only its own folder. The check's
+    full match plays four copies at once, each pid 2 of its own pid namespace: the socket
+    name the bot makes from its pid is the same for all four, and no two collide, since
+    each bot has a socket directory of its own (issue 15 item 19)."""
+    out = run([str(MUS), "check", "--sandbox", "strict", str(cpp_bot)])
+    assert out.returncode == 0, (
+        f"mus check --sandbox strict bots/cpp failed (exit {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
+    )
+    assert "8 passed, 0 failed" in out.stdout
+
+
 def test_match_against_js_bot(cpp_bot: Path, js_bot: Path, tmp_path: Path) -> None:
     """C++ at S0/S2, JavaScript at S1/S3: the match completes with no fault, and its hand
     log replays through the engine."""

@@ -39,6 +39,18 @@ def test_mus_check_passes(js_bot: Path) -> None:
     assert "[FAIL]" not in out.stdout
 
 
+def test_mus_check_passes_under_the_strict_sandbox(js_bot: Path) -> None:
+    """As a tournament runs it: bubblewrap, no network, only its own folder. The check's
+    full match plays four copies at once, each pid 2 of its own pid namespace: the socket
+    name the bot makes from its pid is the same for all four, and no two collide, since
+    each bot has a socket directory of its own (issue 15 item 19)."""
+    out = run([str(MUS), "check", "--sandbox", "strict", str(js_bot)])
+    assert out.returncode == 0, (
+        f"mus check --sandbox strict bots/js failed (exit {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
+    )
+    assert "8 passed, 0 failed" in out.stdout
+
+
 def test_strategy_unit_tests(js_bot: Path) -> None:
     out = run(["node", "--test", "test/"], cwd=js_bot)
     assert out.returncode == 0, f"npm test failed:\n{out.stdout[-4000:]}\n{out.stderr[-2000:]}"
