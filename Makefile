@@ -3,24 +3,31 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: setup setup-lang demo test lint lint-proto typecheck bench proto clean
+.PHONY: setup setup-dev setup-lang demo test lint lint-proto typecheck bench proto clean
 
+# setup: what the arena needs to run (the demo); setup-dev adds the test and lint tools.
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml sdk/pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ./sdk -e '.[dev]'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ./sdk -e .
 	touch $(STAMP)
+
+setup-dev: $(DEVSTAMP)
+
+$(DEVSTAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(DEVSTAMP)
 
 demo: setup
 	$(VENV)/bin/mus league leagues/demo.toml --out out/demo-$$(date +%Y%m%d-%H%M%S)
 
-lint: setup
+lint: setup-dev
 	$(VENV)/bin/ruff check arena sdk/mus_sdk bots tests bench
 
-typecheck: setup
+typecheck: setup-dev
 	$(VENV)/bin/mypy arena/engine
 	cd sdk && ../$(VENV)/bin/mypy mus_sdk
 
@@ -35,17 +42,17 @@ lint-proto:
 setup-lang:
 	bash bots/setup-toolchains.sh
 
-test: setup setup-lang lint lint-proto typecheck
+test: setup-dev setup-lang lint lint-proto typecheck
 	$(PY) -m pytest
 
-bench: setup
+bench: setup-dev
 	$(PY) bench/engine.py
 	$(PY) bench/protocol.py
 	$(PY) bench/polling.py
 	$(PY) bench/strength.py
 	$(PY) bench/league.py
 
-proto: setup
+proto: setup-dev
 	$(PY) sdk/generate.py
 
 clean:

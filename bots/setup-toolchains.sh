@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the bots in other languages need to build and run, from Debian's packages:
 # Node.js + npm (bots/js) and a C++ toolchain with gRPC (bots/cpp); openssl for the TLS
-# tests. As root it installs what is missing; otherwise it names what to install.
+# tests; bubblewrap for the strict sandbox (tests/adversarial/test_sandbox.py, and leagues
+# run with --sandbox strict). As root it installs what is missing; otherwise it names what
+# to install.
 set -euo pipefail
 
 need=()
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v openssl >/dev/null || need+=(openssl)
+command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v cmake >/dev/null || need+=(cmake)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
@@ -35,6 +38,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 if [ ! -d "$here/js/node_modules" ] || [ "$here/js/package-lock.json" -nt "$here/js/node_modules" ]; then
   (cd "$here/js" && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# Its own copy of proto/ (package.json's prepare script; npm ci runs it too): the strict
+# sandbox shows a bot nothing outside its folder. Refreshed every time: proto/ may change.
+(cd "$here/js" && npm run --silent prepare)
 # bots/cpp: one CMake build (incremental).
 bash "$here/cpp/build.sh" >/dev/null
 echo "toolchains ready: node $(node --version), $(g++ --version | head -1)"
