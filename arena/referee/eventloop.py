@@ -219,3 +219,99 @@ def refereeing(spin_us: int = DEFAULT_SPIN_US) -> Iterator[None]:
         if counted:
             with _refereeing_lock:
                 _refereeing -= 1
+
+
+STALL_PERIOD_S = 0.05
+"""The stall meter's heartbeat period (only while a bot is awaited)."""
+
+STALL_MIN_GAP_S = 0.15
+"""A gap between two heartbeats (or a late timer) longer than this is a stall of the
+arena, not scheduling noise: three periods. A shorter stall is charged to the bot, as
+any other delay of the arena's below this size is."""
+
+STALL_GRACE_S = 0.25
+"""Added to every stall credited: after the arena resumes, what the bot sent while it
+was stopped still has to be read (gRPC's poller thread, then this loop)."""
+
+
+class StallMeter:
+    """Measures the time an event loop did not run: the arena process stopped
+    (SIGSTOP/SIGCONT), a paused virtual machine, a long garbage collection.
+
+    Why: a deadline measured on the wall clock charges such a stall to the bot the arena
+    was waiting on, an innocent seat (issue 14, point 7). So while a bot is awaited
+    (between :meth:`hold` and :meth:`release`), a light heartbeat runs on the loop every
+    :data:`STALL_PERIOD_S`; a gap between two beats (or between the last beat and a
+    timer that fires late, :meth:`check`) longer than :data:`STALL_MIN_GAP_S` means the
+    loop did not run: the whole gap, plus :data:`STALL_GRACE_S`, is added to
+    :attr:`stalled_s`. A waiting decision's deadline moves later by what
+    :attr:`stalled_s` grew since it started, and its measured time shrinks by as much.
+
+    The credit errs for the bot, by at most one period plus the grace per stall. A bot
+    cannot earn it: only the arena's loop not running for 0.15 s does, which a bot can
+    cause only by stopping or starving the arena's process, which a bot running as the
+    same user can do anyway (docs/reliability.md §3).
+
+    The hot path stays cheap: :meth:`hold` and :meth:`release` are a clock read and a
+    few attribute updates; the heartbeat is one timer per period, not per decision
+    (it stops at a beat that finds nobody holding it, and :meth:`hold` restarts it).
+    """
+
+    __slots__ = ("_alive_at", "_beat_handle", "_loop", "_users", "last_stall_end", "stalled_s")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._users = 0
+        self._alive_at = 0.0
+        self._beat_handle: asyncio.TimerHandle | None = None
+        self.stalled_s = 0.0
+        """Stall time credited so far (loop time, seconds); it only grows."""
+        self.last_stall_end = float("-inf")
+        """Loop time at which the last stall credited was noticed."""
+
+    def hold(self) -> float:
+        """A bot is awaited from now on: run the heartbeat. Returns :attr:`stalled_s`
+        (to subtract from its value at :meth:`release`)."""
+        if self._users == 0:
+            # Whatever the loop did before (between two decisions) is not a stall.
+            self._alive_at = self._loop.time()
+            if self._beat_handle is None:
+                self._beat_handle = self._loop.call_at(self._alive_at + STALL_PERIOD_S, self._beat)
+        self._users += 1
+        return self.stalled_s
+
+    def release(self) -> float:
+        """The bot awaited since :meth:`hold` answered (or failed): counts a stall that
+        ended just now and was not seen yet. Returns :attr:`stalled_s`."""
+        stalled = self.check()
+        self._users -= 1
+        return stalled
+
+    def check(self) -> float:
+        """Count a stall that ended just now (called by timers, which fire late after
+        one); returns :attr:`stalled_s`. Outside :meth:`hold` it only returns it."""
+        if self._users > 0:
+            now = self._loop.time()
+            gap = now - self._alive_at
+            self._alive_at = now
+            if gap > STALL_MIN_GAP_S:
+                self.stalled_s += gap + STALL_GRACE_S
+                self.last_stall_end = now
+        return self.stalled_s
+
+    def _beat(self) -> None:
+        self.check()
+        if self._users > 0:
+            self._beat_handle = self._loop.call_at(self._loop.time() + STALL_PERIOD_S, self._beat)
+        else:
+            self._beat_handle = None
+
+
+def stall_meter(loop: asyncio.AbstractEventLoop) -> StallMeter:
+    """The :class:`StallMeter` of ``loop`` (one per loop, made on first use): the
+    remote players and the referee of a match share it."""
+    meter: StallMeter | None = getattr(loop, "_mus_stall_meter", None)
+    if meter is None:
+        meter = StallMeter(loop)
+        loop._mus_stall_meter = meter  # type: ignore[attr-defined]
+    return meter

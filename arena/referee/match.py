@@ -25,6 +25,7 @@ more if Python's garbage collector runs then).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Callable, Sequence
@@ -42,7 +43,7 @@ from arena.engine import (
     format_cards,
 )
 from arena.engine.actions import format_legal
-from arena.referee.eventloop import DEFAULT_SPIN_US, refereeing, thread_loop
+from arena.referee.eventloop import DEFAULT_SPIN_US, refereeing, stall_meter, thread_loop
 from arena.referee.player import (
     BotFault,
     DecisionTiming,
@@ -174,6 +175,10 @@ async def play_match_async(
     A player's methods may be plain or ``async`` (remote bots await the network; local
     players answer at once). ``players[s]`` takes seat ``s``. ``on_hand`` receives each finished hand's record
     (deal, every step with its time and fault, itemised result) the moment it ends.
+
+    A decision's time excludes the arena's own stalls (the process stopped, a paused
+    VM: see :class:`~arena.referee.eventloop.StallMeter`), which remote players measure
+    while they wait: a stall is neither a timeout nor charged to the seat's bank.
     """
     rules = config.rules
     n = rules.players
@@ -198,6 +203,11 @@ async def play_match_async(
     steps: list[dict[str, Any]] = []
     deal = _deal_record(state)
     decision_s = config.decision_ms / 1000.0
+    # The stall meter runs around the decisions of players that await (remote bots):
+    # from before the request is built to the answer's check, so that a stall anywhere
+    # in there is seen. A plain decide blocks the loop itself: that is the player's time.
+    stalls = stall_meter(asyncio.get_running_loop())
+    awaits = [inspect.iscoroutinefunction(getattr(p, "decide", None)) for p in players]
     # Preparing ahead: which players can build a request ahead, what each seat answered
     # last in each situation, and what was prepared for the next decision.
     preparing = [config.prepare_ahead and getattr(p, "can_prepare", False) is True for p in players]
@@ -229,19 +239,25 @@ async def play_match_async(
         fault: FaultRecord | None = None
         sena_text: str | None = None
         t0 = clock()
+        held = awaits[seat]
+        stalled0 = stalls.hold() if held else stalls.stalled_s
         try:
-            if timing.deadline_s <= 0:
-                raise BotFault(FaultKind.TIMEOUT, "time bank exhausted")
-            if preparing[seat]:
-                decision = players[seat].decide(  # type: ignore[call-arg]
-                    view, request_id, timing,
-                    prepared=ready.request if ready is not None else None, while_waiting=prepare_next,
-                )
-            else:
-                decision = players[seat].decide(view, request_id, timing)
-            if inspect.isawaitable(decision):
-                decision = await decision
-            elapsed = clock() - t0
+            try:
+                if timing.deadline_s <= 0:
+                    raise BotFault(FaultKind.TIMEOUT, "time bank exhausted")
+                if preparing[seat]:
+                    decision = players[seat].decide(  # type: ignore[call-arg]
+                        view, request_id, timing,
+                        prepared=ready.request if ready is not None else None, while_waiting=prepare_next,
+                    )
+                else:
+                    decision = players[seat].decide(view, request_id, timing)
+                if inspect.isawaitable(decision):
+                    decision = await decision
+            finally:
+                if held:
+                    stalls.release()
+            elapsed = clock() - t0 - (stalls.stalled_s - stalled0)
             if elapsed > timing.deadline_s:
                 raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms (deadline {timing.deadline_s * 1000:.0f} ms)")
             action: Action = decision.action
@@ -262,7 +278,8 @@ async def play_match_async(
             action = default_action(state)
             fault = _fault(state, seat, FaultKind.BOT_ERROR, f"{type(exc).__name__}: {exc}", request_id)
         ready = None
-        elapsed = clock() - t0
+        # The stall credit errs for the bot (eventloop.STALL_GRACE_S): never below 0.
+        elapsed = max(0.0, clock() - t0 - (stalls.stalled_s - stalled0))
         bank[seat] -= elapsed
         st = stats[seat]
         st.decisions += 1

@@ -10,6 +10,25 @@ becomes a :class:`~arena.referee.player.BotFault`: no answer in time (TIMEOUT), 
 process or stream (CRASH), an unreadable answer (MALFORMED), another request's id
 (WRONG_REQUEST). A late answer to an earlier, timed-out request is discarded, and so is
 an answer to a request that was already charged as WRONG_REQUEST.
+
+What a hostile bot cannot do (issue 14, points 7 and 8):
+
+* **Get its stream torn down by a deadline.** A decision's deadline never cancels a
+  write in flight: grpc.aio cancels the whole RPC when a write is cancelled, and the
+  seat would then be a CRASH for the rest of the match. A write is only given up after
+  :attr:`RemoteBot.write_timeout_s` (the bot stopped reading its stream: flow control
+  blocks the write); the stream is then dead, rightly.
+* **Be charged for the arena's own stalls.** Deadlines and write timeouts move later by
+  the time the arena's loop did not run (SIGSTOP, a paused VM, a long GC), as measured
+  by the loop's :class:`~arena.referee.eventloop.StallMeter`.
+* **Fill the arena's memory.** A bot owes one answer per request. The reader counts
+  what it reads from each stream; beyond :data:`UNSOLICITED_ALLOWANCE` messages more
+  than the answers owed, :data:`STREAM_BUDGET_BYTES` in the match, or
+  :data:`INBOX_BUDGET_BYTES` read and not yet taken, the bot flooded its stream: the
+  stream is cancelled, the reader stops, what it queued is dropped, and the seat's
+  decisions are CRASH faults (``the bot flooded its stream: …``). After the match end
+  nothing is queued: the reader discards what comes, within the same limits. So the
+  arena holds at most :data:`INBOX_BUDGET_BYTES` plus one message per seat.
 """
 
 from __future__ import annotations
@@ -26,7 +45,7 @@ from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
 
 from arena.engine import HandResult, Rules, SeatView
-from arena.referee.eventloop import thread_loop
+from arena.referee.eventloop import StallMeter, stall_meter, thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
 from arena.remote.process import BotProcess, BotStartError
@@ -42,6 +61,27 @@ _PLAY_METHOD = "/mus.v1.BotService/Play"
 END_GRACE_S = 2.0
 """After the match end, how long a bot has to read everything and end its side of the stream."""
 
+WRITE_TIMEOUT_S = 5.0
+"""How long a write to a bot may stay blocked (HTTP/2 flow control: the bot does not read
+its stream) before the stream is dead; the arena's own stalls are not counted. A write
+blocked past a decision's deadline makes that decision wait for it, up to this long,
+once per match at most: a seat whose stream is dead is a CRASH at once."""
+
+UNSOLICITED_ALLOWANCE = 8
+"""Messages a bot may send on one stream beyond the answers it owes (one per request):
+room for a few duplicate answers, each already a fault. One more is a flood."""
+
+INBOX_BUDGET_BYTES = 4 * MAX_MESSAGE_BYTES
+"""Bytes a bot's stream may hold read but not yet taken by a decision (never less than
+two messages of the bot's size limit); beyond, it flooded its stream."""
+
+STREAM_BUDGET_BYTES = 64 * 1024 * 1024
+"""Bytes a bot may send over one match. A real bot's answers are tens of bytes: 10,000
+hands take a few MiB. Beyond, it flooded its stream (this bounds the arena's work
+parsing a bot's padding, not only its memory)."""
+
+_STOPPED_READING = "the bot stopped reading its stream"
+
 
 class _Inbox:
     """The answers read from one stream, waiting for the decision that takes them.
@@ -52,12 +92,14 @@ class _Inbox:
     taken, so a decision cancelled at its deadline never loses an answer.
     """
 
-    __slots__ = ("_loop", "_waiter", "items")
+    __slots__ = ("_loop", "_waiter", "items", "nbytes")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._waiter: asyncio.Future[None] | None = None
         self.items: deque[Any] = deque()
+        self.nbytes = 0
+        """Bytes of the messages in ``items`` (the reader adds, the decision subtracts)."""
 
     def put(self, item: Any) -> None:
         """Queue ``item`` and wake the decision waiting for it, if any."""
@@ -140,6 +182,19 @@ class RemoteBot:
         self._deadline: float | None = None
         self._waiting: asyncio.Task[Any] | None = None
         self._timed_out = False
+        # Stalls of the arena (see arena.referee.eventloop.StallMeter): the loop's meter,
+        # and its total when the wait the watchdog guards began.
+        self._stalls: StallMeter | None = None
+        self._stall0 = 0.0
+        self._write_from: float | None = None
+        """Loop time at which the write in flight began (None: no write in flight)."""
+        self.write_timeout_s = WRITE_TIMEOUT_S
+        """How long a write may stay blocked before the stream is dead (see WRITE_TIMEOUT_S)."""
+        # What the stream's reader counts against a flood (see the module docstring).
+        self._sent = 0
+        self._received = 0
+        self._in_bytes = 0
+        self._ended = False
         self.ended_cleanly = False
         """Whether the last match's stream ended with the bot closing its side after
         reading everything (set by ``end_match``)."""
@@ -296,36 +351,82 @@ class RemoteBot:
     # ------------------------------------------------------------------ the stream
 
     async def _read(self, call: Any, recv: _Inbox) -> None:
+        """Queue the bot's messages (raw bytes: decide parses them) until the stream
+        ends, breaks, or the bot floods it (see the module docstring)."""
+        budget = max(INBOX_BUDGET_BYTES, 2 * self.max_message_bytes)
         try:
             while True:
-                response = await call.read()
-                if response is grpc.aio.EOF:
+                raw = await call.read()
+                if raw is grpc.aio.EOF:
                     self._stream_dead = _BOT_CLOSED
                     break
-                recv.put(response)
+                size = len(raw)
+                self._received += 1
+                self._in_bytes += size
+                if (
+                    self._received - self._sent > UNSOLICITED_ALLOWANCE
+                    or self._in_bytes > STREAM_BUDGET_BYTES
+                    or recv.nbytes + size > budget
+                ):
+                    self._stream_dead = self._flood_detail(recv.nbytes + size, budget)
+                    # Stop reading: cancelling the call makes gRPC drop the rest, and
+                    # what was queued goes now, not when the match ends.
+                    call.cancel()
+                    recv.items.clear()
+                    recv.nbytes = 0
+                    break
+                if self._ended:
+                    continue  # after the match end nobody takes anything: discard
+                recv.nbytes += size
+                recv.put(raw)
         except asyncio.CancelledError:
             raise
         except grpc.RpcError as exc:
             code = exc.code()
             self._stream_dead = f"stream broken: {code.name if code else '?'} {exc.details() or ''}".strip()
-        except Exception as exc:  # a garbage message that fails to parse, etc.
+        except Exception as exc:
             self._stream_dead = f"stream broken: {type(exc).__name__}: {exc}"
         recv.put(_CLOSED)
 
-    async def _write(self, msg: svc.PlayRequest | bytes, timeout_s: float) -> None:
-        """Write one message; a broken stream or a bot that stopped reading (flow control
-        blocks the write) marks the stream dead."""
-        if self._call is None or self._stream_dead is not None:
+    def _flood_detail(self, waiting: int, budget: int) -> str:
+        extra = self._received - self._sent
+        if extra > UNSOLICITED_ALLOWANCE:
+            why = f"{extra} messages more than the answers it owed (allowed: {UNSOLICITED_ALLOWANCE})"
+        elif self._in_bytes > STREAM_BUDGET_BYTES:
+            why = f"{self._in_bytes} bytes in this match (budget: {STREAM_BUDGET_BYTES})"
+        else:
+            why = f"{waiting} bytes read and not asked for yet (budget: {budget})"
+        return f"the bot flooded its stream: {why}"
+
+    async def _write(self, msg: svc.PlayRequest | bytes) -> None:
+        """Write one notification (match start, hand end, match end). A broken stream,
+        or a write blocked for :attr:`write_timeout_s` (the bot stopped reading: flow
+        control), marks the stream dead; the arena's stalls do not count (the watchdog
+        guards the write, as a decision's)."""
+        if self._call is None or self._stream_dead is not None or self._loop is None or self._stalls is None:
             return
+        task = asyncio.current_task()
+        assert task is not None
+        cancelling = task.cancelling()
+        stalls = self._stalls
+        now = self._loop.time()
+        self._deadline, self._waiting, self._timed_out = None, task, False
+        self._stall0 = stalls.hold()
+        self._write_from = now
+        if self._watchdog is None or self._watch_at > now + self.write_timeout_s:
+            self._arm(now + self.write_timeout_s)
         try:
-            # asyncio.timeout, not wait_for: no task per write. A write that times out
-            # cancels the stream, which is right for a bot that stopped reading.
-            async with asyncio.timeout(timeout_s):
-                await self._call.write(msg if isinstance(msg, bytes) else msg.SerializeToString())
-        except TimeoutError:
-            self._stream_dead = "the bot stopped reading its stream"
+            await self._call.write(msg if isinstance(msg, bytes) else msg.SerializeToString())
+        except asyncio.CancelledError:
+            # The watchdog gave the write up (the stream is marked dead), unless the
+            # cancellation came from outside.
+            if not self._timed_out or task.uncancel() > cancelling:
+                raise
         except Exception as exc:
             self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
+        finally:
+            self._write_from = self._waiting = None
+            stalls.release()
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -335,6 +436,8 @@ class RemoteBot:
         self._stream_dead = None
         self.ended_cleanly = False
         self._late_ok = set()
+        self._sent = self._received = self._in_bytes = 0
+        self._ended = False
         self._match_id = info.match_id
         self._rules_pb = wire.rules_to_pb(info.rules)
         self._rules_field = wire.rules_field(self._rules_pb)
@@ -342,18 +445,18 @@ class RemoteBot:
         if self._stub is None:
             self._stream_dead = "not connected"
             return
-        # Requests go out as bytes (see wire.decision_request_bytes); answers are parsed here.
-        self._call = self._channel.stream_stream(
-            _PLAY_METHOD, request_serializer=None, response_deserializer=svc.PlayResponse.FromString
-        )()
+        # Requests go out as bytes (see wire.decision_request_bytes); answers come in as
+        # bytes too, counted by the reader (floods) and parsed by the decision taking them.
+        self._call = self._channel.stream_stream(_PLAY_METHOD, request_serializer=None, response_deserializer=None)()
         self._loop = asyncio.get_running_loop()
+        self._stalls = stall_meter(self._loop)
         self._recv = _Inbox(self._loop)
         self._reader = self._loop.create_task(self._read(self._call, self._recv))
         msg = svc.PlayRequest()
         msg.match_start.CopyFrom(
             wire.match_start_pb(info.match_id, info.seat, info.rules, info.seat_names, info.decision_ms, info.time_bank_ms)
         )
-        await self._write(msg, 5.0)
+        await self._write(msg)
 
     def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
         """The encoded request for a decision that may come next (see
@@ -381,7 +484,7 @@ class RemoteBot:
         """Send the decision request (``prepared``, if the referee built it ahead with
         :meth:`prepare`); run ``while_waiting`` if the answer is not there yet; wait for
         the answer until the deadline."""
-        if self._stream_dead is not None or self._recv is None or self._loop is None:
+        if self._stream_dead is not None or self._recv is None or self._loop is None or self._stalls is None:
             raise BotFault(FaultKind.CRASH, self._crash_detail())
         if isinstance(prepared, bytes):
             data = prepared
@@ -393,22 +496,31 @@ class RemoteBot:
         self._unused = None
         recv = self._recv
         inbox = recv.items
-        # One deadline covers the write (a bot that stopped reading blocks it: the
-        # stream is then cancelled) and the wait for the answer; _watch enforces it.
-        deadline = self._loop.time() + timing.deadline_s
+        stalls = self._stalls
+        # One deadline covers the write and the wait for the answer; _watch enforces it,
+        # moved later by the arena's stalls. It never cancels the write (see _watch).
+        now = self._loop.time()
+        deadline = now + timing.deadline_s
         task = asyncio.current_task()
         assert task is not None
         cancelling = task.cancelling()
         self._deadline, self._waiting, self._timed_out = deadline, task, False
+        self._stall0 = stalls.hold()
         if self._watchdog is None or self._watch_at > deadline:
             self._arm(deadline)
+        self._sent += 1  # one answer owed (the reader's flood count)
         try:
+            self._write_from = now
             try:
                 await self._call.write(data)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
+            finally:
+                self._write_from = None
+            if self._timed_out:  # the deadline passed while the request was being written
+                raise self._timeout(request_id, timing)
             if while_waiting is not None and not inbox:
                 while_waiting()
             while True:
@@ -421,10 +533,18 @@ class RemoteBot:
             # loop turn as the timeout: the outside cancellation wins.
             if not self._timed_out or task.uncancel() > cancelling:
                 raise
-            self._late_ok.add(request_id)
-            raise BotFault(FaultKind.TIMEOUT, f"no answer within {timing.deadline_s * 1000:.0f} ms") from None
+            raise self._timeout(request_id, timing) from None
         finally:
             self._deadline = self._waiting = None
+            stalls.release()
+
+    def _timeout(self, request_id: int, timing: DecisionTiming) -> BotFault:
+        """The TIMEOUT fault of ``request_id``, whose late answer is then discarded."""
+        self._late_ok.add(request_id)
+        detail = f"no answer within {timing.deadline_s * 1000:.0f} ms"
+        if self._stream_dead == _STOPPED_READING:
+            detail += f"; {_STOPPED_READING} (a write blocked for {self.write_timeout_s:g} s)"
+        return BotFault(FaultKind.TIMEOUT, detail)
 
     def _arm(self, when: float) -> None:
         if self._watchdog is not None:
@@ -434,7 +554,8 @@ class RemoteBot:
         self._watchdog = self._loop.call_at(when, self._watch)
 
     def _watch(self) -> None:
-        """The deadline watchdog: cancels the decision that is waiting past its deadline.
+        """The deadline watchdog: ends the wait for a decision past its deadline, and a
+        write blocked past :attr:`write_timeout_s`.
 
         Why not ``asyncio.timeout`` per decision: its timer, context object and task
         bookkeeping were ~6% of the arena's main-thread samples in a match (py-spy), for
@@ -442,16 +563,43 @@ class RemoteBot:
         of 10 paired A/B matches). Deadlines only move later from one decision to the
         next, so one timer serves many decisions: when it fires early for the current
         decision, it re-arms itself for that decision's deadline.
+
+        Both limits move later by the arena's stalls since the wait began (the loop's
+        :class:`~arena.referee.eventloop.StallMeter`; a timer firing late after a stall
+        is how the meter sees one the heartbeat has not seen yet). A deadline that
+        passes while the request is still being written only marks the decision timed
+        out: cancelling a write in flight would cancel the stream (grpc.aio), and a
+        timeout must never cost the seat its stream. The decision raises TIMEOUT once
+        the write is done; only a write blocked past its own limit is cancelled, and
+        the stream with it (the bot stopped reading: it is dead).
         """
         self._watchdog = None
-        deadline, task = self._deadline, self._waiting
-        if deadline is None or task is None:
-            return  # no decision waiting: the next one arms a new timer
-        if deadline > self._watch_at:
-            self._arm(deadline)  # armed for an earlier decision: wait for this one's
-            return
-        self._timed_out = True
-        task.cancel()
+        task = self._waiting
+        if task is None or self._loop is None or self._stalls is None:
+            return  # nothing waiting: the next wait arms a new timer
+        credit = self._stalls.check() - self._stall0
+        now = max(self._loop.time(), self._watch_at)
+        write_from = self._write_from
+        give_up = float("inf")
+        if write_from is not None:
+            give_up = write_from + self.write_timeout_s + credit
+            if give_up <= now:
+                self._stream_dead = _STOPPED_READING
+                self._timed_out = True
+                task.cancel()
+                return
+        deadline = self._deadline
+        if deadline is not None and not self._timed_out:
+            deadline += credit
+            if deadline > now:
+                self._arm(min(deadline, give_up))  # armed for an earlier deadline, or a stall
+                return
+            self._timed_out = True
+            if write_from is None:
+                task.cancel()
+                return
+        if write_from is not None:
+            self._arm(give_up)  # the write still in flight: its own limit
 
     def _check_response(self, response: Any, request_id: int) -> Decision | None:
         """The decision in ``response``, None for a stale answer to skip, or a fault."""
@@ -460,9 +608,14 @@ class RemoteBot:
         if response is _CLOSED:
             recv.put(_CLOSED)  # keep the stream marked closed for later calls
             raise BotFault(FaultKind.CRASH, self._crash_detail())
-        if response.WhichOneof("message") != "decision":
+        recv.nbytes -= len(response)
+        try:
+            message = svc.PlayResponse.FromString(response)
+        except Exception:  # protobuf's DecodeError: not a PlayResponse at all
+            raise BotFault(FaultKind.MALFORMED, f"the answer does not parse ({len(response)} bytes)") from None
+        if message.WhichOneof("message") != "decision":
             raise BotFault(FaultKind.MALFORMED, "the answer holds no decision")
-        d = response.decision
+        d = message.decision
         if d.request_id != request_id:
             if d.request_id in self._late_ok:
                 self._late_ok.discard(d.request_id)  # a late answer to a timed-out request
@@ -490,13 +643,14 @@ class RemoteBot:
             self._games[result.game_winner] += 1
         if self.info is not None and self.info.skip_hand_ends:
             return
-        await self._write(wire.hand_end_request_bytes(result, self._games), 5.0)
+        await self._write(wire.hand_end_request_bytes(result, self._games))
 
     async def end_match(self, info: MatchEndInfo) -> None:
         """Send the match end and close the stream."""
+        self._ended = True  # the reader discards what comes from now on
         msg = svc.PlayRequest()
         msg.match_end.CopyFrom(wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail))
-        await self._write(msg, 5.0)
+        await self._write(msg)
         await self._end_stream()
 
     async def request_shutdown(self, timeout_s: float = 2.0) -> None:

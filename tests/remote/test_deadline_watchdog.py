@@ -12,6 +12,7 @@ import pytest
 from mus.v1 import bot_service_pb2 as svc
 
 from arena.engine import MusState, Rules, SeatView
+from arena.referee.eventloop import STALL_GRACE_S, stall_meter
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
 from arena.remote.client import RemoteBot, _Inbox
 from arena.remote.manifest import BotAddress
@@ -36,7 +37,7 @@ class FakeCall:
             answer = svc.PlayResponse()
             answer.decision.request_id = rid
             answer.decision.action.paso.SetInParent()
-            asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put, answer)
+            asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put, answer.SerializeToString())
 
 
 def a_view() -> SeatView:
@@ -48,6 +49,7 @@ def a_view() -> SeatView:
 def fake_bot(tmp_path: Path, delays: dict[int, float]) -> RemoteBot:
     bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
     bot._loop = asyncio.get_running_loop()
+    bot._stalls = stall_meter(bot._loop)
     bot._recv = _Inbox(bot._loop)
     bot._call = FakeCall(bot._recv, delays)
     return bot
@@ -169,5 +171,94 @@ def test_an_answer_arriving_as_its_wait_is_cancelled_is_kept() -> None:
         inbox.put("next")
         inbox.put("after")
         assert [await inbox.get(), await inbox.get()] == ["next", "after"]
+
+    asyncio.run(run())
+
+
+class SlowWriteCall(FakeCall):
+    """As FakeCall, but each write takes ``write_s`` seconds (flow control holding it),
+    and records whether a write was cancelled (grpc.aio then cancels the whole RPC)."""
+
+    def __init__(self, recv: _Inbox, delays: dict[int, float], write_s: float) -> None:
+        super().__init__(recv, delays)
+        self.write_s = write_s
+        self.write_cancelled = False
+
+    async def write(self, data: bytes) -> None:
+        try:
+            await asyncio.sleep(self.write_s)
+        except asyncio.CancelledError:
+            self.write_cancelled = True
+            raise
+        await super().write(data)
+
+
+def test_a_deadline_during_a_write_does_not_cancel_it(tmp_path: Path) -> None:
+    """Request 1's write takes 0.3 s, past its 0.1 s deadline: the write finishes (no
+    cancellation, which would cancel the stream), then the decision is a TIMEOUT; the
+    late answer is dropped and request 2 is answered on the same stream."""
+
+    async def run() -> None:
+        bot = fake_bot(tmp_path, {1: 0.0, 2: 0.0})
+        call = bot._call = SlowWriteCall(bot._recv, {1: 0.0, 2: 0.0}, 0.3)  # type: ignore[arg-type]
+        outcome, took = await timed_decide(bot, 1, 0.1)
+        assert outcome == "timeout" and 0.25 < took < 2.0
+        assert not call.write_cancelled and bot._stream_dead is None
+        call.write_s = 0.0
+        assert (await timed_decide(bot, 2, 1.0))[0] == "answered"
+
+    asyncio.run(run())
+
+
+def test_a_write_blocked_past_the_write_timeout_kills_the_stream(tmp_path: Path) -> None:
+    """A bot that stopped reading: the write is given up after ``write_timeout_s`` (that
+    decision is a TIMEOUT that says so), and the next decision is a CRASH at once."""
+
+    async def run() -> None:
+        bot = fake_bot(tmp_path, {})
+        bot.write_timeout_s = 0.3
+        call = bot._call = SlowWriteCall(bot._recv, {}, 3600.0)  # type: ignore[arg-type]
+        t0 = time.perf_counter()
+        with pytest.raises(BotFault) as fault:
+            await bot.decide(a_view(), 1, DecisionTiming(0.1, 100.0))
+        assert fault.value.kind is FaultKind.TIMEOUT and "stopped reading its stream" in fault.value.detail
+        assert 0.25 < time.perf_counter() - t0 < 2.0 and call.write_cancelled
+        with pytest.raises(BotFault) as fault:
+            await bot.decide(a_view(), 2, DecisionTiming(0.1, 100.0))
+        assert fault.value.kind is FaultKind.CRASH and fault.value.detail == "the bot stopped reading its stream"
+
+    asyncio.run(run())
+
+
+def test_a_stall_of_the_arena_is_not_charged_to_the_bot(tmp_path: Path) -> None:
+    """The loop does not run for 0.6 s (time.sleep in a callback: as SIGSTOP or a long GC)
+    while a 0.3 s decision waits; the bot's answer came at 0.1 s. The deadline moves
+    later by the stall: the answer is taken, not a TIMEOUT."""
+
+    async def run() -> None:
+        bot = fake_bot(tmp_path, {1: 0.1})
+        asyncio.get_running_loop().call_later(0.05, time.sleep, 0.6)
+        outcome, took = await timed_decide(bot, 1, 0.3)
+        assert outcome == "answered" and took > 0.6
+        assert bot._stalls is not None and bot._stalls.stalled_s > 0.6
+
+    asyncio.run(run())
+
+
+def test_a_short_hiccup_is_not_a_stall() -> None:
+    """Gaps below STALL_MIN_GAP_S are scheduling noise: no credit; a longer one is
+    credited whole, plus the grace."""
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        meter = stall_meter(loop)
+        start = meter.hold()
+        time.sleep(0.05)  # below the threshold
+        await asyncio.sleep(0.12)
+        assert meter.check() == start
+        time.sleep(0.5)
+        credited = meter.release() - start
+        assert 0.5 + STALL_GRACE_S <= credited < 0.5 + STALL_GRACE_S + 0.5
+        assert meter.check() == start + credited  # released: nothing more is counted
 
     asyncio.run(run())
