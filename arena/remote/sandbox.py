@@ -42,6 +42,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.remote import cgroups
 from arena.remote.manifest import BotManifest, Limits
 
 DEFAULT = "default"
@@ -174,6 +175,7 @@ def protections(profile: str) -> dict[str, object]:
         "filesystem_isolation": strict,
         "network_isolation": strict,
         "uid_per_bot": strict and root,
+        "cgroups": strict and cgroups.available() is None,
     }
 
 
@@ -193,6 +195,8 @@ class Confinement:
     """The same directory as the bot sees it (its ``MUS_ARENA_SOCKET_DIR``)."""
     profile: str
     uid: int | None = None
+    group: cgroups.BotGroup | None = None
+    """The bot's control groups (strict, where available): memory and process limits."""
     _released: bool = field(default=False, repr=False)
 
     def socket_path(self, announced: str) -> Path:
@@ -222,6 +226,8 @@ class Confinement:
         # shutil.rmtree works on file descriptors here (Linux): a symlink inside is
         # removed, never followed, so a bot cannot make the arena delete anything else.
         shutil.rmtree(self.socket_dir.parent if self.profile == STRICT else self.socket_dir, ignore_errors=True)
+        if self.group is not None:
+            self.group.remove()
         if self.uid is not None:
             _UIDS.free(self.uid)
 
@@ -255,7 +261,7 @@ def _closed_to_others(folder: Path, most: int = 20_000) -> Path | None:
     matter: the sandbox shows the folder at its path through folders of its own.) Looks
     at ``most`` entries at the most (a huge folder is not walked to the end)."""
     seen = 0
-    for root, dirs, files in os.walk(folder):
+    for root, _dirs, files in os.walk(folder):
         if os.stat(root).st_mode & 0o005 != 0o005:
             return Path(root)
         for name in files:
@@ -322,7 +328,10 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
     if uid is not None:
         os.chown(sock_dir, uid, uid)
     argv, env = _strict_command(manifest, sock_dir, uid)
-    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid)
+    group = cgroups.create(label[:40], manifest.limits.memory_mb, manifest.limits.processes)
+    if group is not None:
+        argv = group.wrap(argv)
+    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid, group)
 
 
 # ---------------------------------------------------------------------- default profile

@@ -31,7 +31,7 @@ from adversarial_helpers import HERE
 from remote_helpers import REPO
 from unprivileged import Runner, root_runner, unprivileged_runner
 
-from arena.remote import sandbox
+from arena.remote import cgroups, sandbox
 
 ATTACKER = HERE / "bots" / "attacker"
 RULEBOT = REPO / "bots" / "rulebot"
@@ -296,3 +296,30 @@ def test_default_profile_as_root_leaves_no_daemon(tmp_path: Path, jobs: int) -> 
         check_league_intact(home / "out", 4)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.skipif(cgroups.available() is not None, reason="no control groups this arena may make here")
+def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> None:
+    """RLIMIT_AS limits one process; a bot that spreads 800 MB over eight children stays
+    under it. Under strict, where the arena can make control groups, the bot's processes
+    share one memory limit (its manifest's memory_mb, here 600): the kernel stops them
+    before all eight hold their 100 MB."""
+    from arena.league.runmatch import Seating, run_match
+    from arena.referee.match import MatchConfig
+    from arena.engine import Rules
+    from arena.remote.manifest import load_manifest
+
+    bot_dir = root_runner(tmp_path).copy_in(ATTACKER, "attacker")
+    (bot_dir / "bot.toml").write_text((bot_dir / "bot.toml").read_text()
+                                      + '\n[env]\nMUS_ATTACK = "hog"\nMUS_ATTACK_HOG_N = "8"\n[limits]\nmemory_mb = 600\n')
+    hog = load_manifest(bot_dir)
+    rulebot = load_manifest(root_runner(tmp_path / "r").copy_in(RULEBOT, "rulebot"))
+    config = MatchConfig(rules=Rules(games_to_win=1, target_points=15), seed=3, match_id="hog", decision_ms=30000)
+    outcome = run_match([hog, rulebot, hog, rulebot], Seating(("hog", "r", "hog", "r")), config, tmp_path / "out",
+                        sandbox="strict")
+    assert outcome.result.reason in ("completed", "forfeit")
+    reports = [r for r in attack_reports(tmp_path / "out") if r["attack"] == "hog"]
+    assert len(reports) == 2, reports  # one per hog seat (the first decision of each)
+    # Never all eight children of a seat hold their 100 MB: the kernel killed some.
+    assert all(r["allocated"] < 8 and r["killed"] > 0 for r in reports), reports
+    assert not list(Path("/sys/fs/cgroup").glob("*/**/mus-arena-*"))  # the groups are removed

@@ -23,6 +23,8 @@ The attacks (``MUS_ATTACK`` is a comma-separated list; all by default):
 ``network``   list its network interfaces (no traffic is sent)
 ``escape``    write terminal escape sequences (window title, OSC 52 clipboard) to stderr;
               with ``exit`` too, then exit with code 3 before announcing (a start failure)
+``hog``       start ``MUS_ATTACK_HOG_N`` (4) children that each fill and hold 100 MB: each
+              under the address-space limit of one process, together over the bot's memory
 ``remote``    announce ``localhost.attacker.example:PORT`` instead of serving (a bot that
               wants the arena to connect to another machine)
 """
@@ -187,6 +189,31 @@ def attack_sdk() -> None:
         report("sdk", False, path=path, error=exc.strerror)
 
 
+def attack_hog() -> None:
+    code = ("import os, sys, time\n"
+            "block = bytearray(100 * 1024 * 1024)\n"
+            "for i in range(0, len(block), 4096):\n"
+            "    block[i] = 1\n"
+            "os.write(int(sys.argv[1]), b'A')\n"
+            "time.sleep(60)\n")
+    import subprocess
+
+    count = int(os.environ.get("MUS_ATTACK_HOG_N", "4"))
+    read_end, write_end = os.pipe()
+    children = [subprocess.Popen([sys.executable, "-c", code, str(write_end)], pass_fds=(write_end,))
+                for _ in range(count)]
+    os.close(write_end)
+    os.set_blocking(read_end, False)
+    allocated, deadline = 0, time.monotonic() + 20
+    # Until every child has its 100 MB or is dead.
+    while allocated + sum(c.poll() is not None for c in children) < count and time.monotonic() < deadline:
+        try:
+            allocated += len(os.read(read_end, 64))
+        except BlockingIOError:
+            time.sleep(0.05)
+    report("hog", allocated == count, allocated=allocated, killed=sum(c.poll() is not None for c in children))
+
+
 def attack_network() -> None:
     names = [name for _, name in socket.if_nameindex()]
     report("network", names != ["lo"], interfaces=names)
@@ -208,7 +235,7 @@ class Attacker(Bot):
         if not self.started:
             self.started = True
             for name, run in (("read", attack_read), ("procs", attack_procs), ("sdk", attack_sdk),
-                              ("network", attack_network), ("daemon", attack_daemon)):
+                              ("network", attack_network), ("daemon", attack_daemon), ("hog", attack_hog)):
                 if name in ATTACKS:
                     run()
             if "peers" in ATTACKS:
