@@ -5,6 +5,9 @@ are closed and the test fails if any tagged process (a bot or a child of one) is
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 from adversarial_helpers import ZOO
 from remote_helpers import Pool, close_all, manifest, tagged_pids, wait_gone
 from remote_helpers import new_tag as remote_new_tag
+from unprivileged import Runner, root_runner, unprivileged_runner
 
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import Limits
@@ -69,3 +73,20 @@ def spawn(tag: str, log_dir: Path, tmp_path: Path) -> Iterator[Spawn]:
     left = wait_gone(tag, pids, timeout_s=3.0)
     assert left == [], f"processes left behind: {left}"
     assert tagged_pids(tag) == []
+
+
+@pytest.fixture(params=["root", "user"])
+def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
+    """``mus`` as root, and as an unprivileged user (created by the test when it runs as
+    root; when the tests themselves run as a normal user, that user)."""
+    home = Path(tempfile.mkdtemp(prefix="mus-adv-test-"))
+    os.chmod(home, 0o755)
+    try:
+        if request.param == "root":
+            if os.geteuid() != 0:
+                pytest.skip("the root case needs the tests to run as root")
+            yield root_runner(home)
+        else:
+            yield unprivileged_runner(home) if os.geteuid() == 0 else root_runner(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -23,36 +23,18 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from adversarial_helpers import HERE
 from remote_helpers import REPO
-from unprivileged import Runner, root_runner, unprivileged_runner
+from unprivileged import Runner, root_runner
 
 from arena.remote import cgroups, sandbox
 
 ATTACKER = HERE / "bots" / "attacker"
 RULEBOT = REPO / "bots" / "rulebot"
 pytestmark = pytest.mark.skipif(sandbox._probe("bwrap") is not None, reason="needs bubblewrap (apt-get install bubblewrap)")
-
-
-@pytest.fixture(params=["root", "user"])
-def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
-    """``mus`` as root, and as an unprivileged user (created by the test when it runs as
-    root; when the tests themselves run as a normal user, that user)."""
-    home = Path(tempfile.mkdtemp(prefix="mus-sandbox-test-"))
-    os.chmod(home, 0o755)
-    try:
-        if request.param == "root":
-            if os.geteuid() != 0:
-                pytest.skip("the root case needs the tests to run as root")
-            yield root_runner(home)
-        else:
-            yield unprivileged_runner(home) if os.geteuid() == 0 else root_runner(home)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches: int = 2,
@@ -304,9 +286,9 @@ def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> No
     under it. Under strict, where the arena can make control groups, the bot's processes
     share one memory limit (its manifest's memory_mb, here 600): the kernel stops them
     before all eight hold their 100 MB."""
+    from arena.engine import Rules
     from arena.league.runmatch import Seating, run_match
     from arena.referee.match import MatchConfig
-    from arena.engine import Rules
     from arena.remote.manifest import load_manifest
 
     bot_dir = root_runner(tmp_path).copy_in(ATTACKER, "attacker")

@@ -44,6 +44,12 @@ class Runner:
         return subprocess.run([*self.command, *args], env=self.env, cwd=self.home, capture_output=True, text=True,
                               timeout=timeout, check=False)
 
+    def popen(self, *args: str) -> subprocess.Popen[bytes]:
+        """Start ``mus ARGS`` as this user (its pid is the arena's: setpriv execs it);
+        stdout and stderr piped."""
+        return subprocess.Popen([*self.command, *args], env=self.env, cwd=self.home, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
     def copy_in(self, source: Path, name: str) -> Path:
         """A copy of ``source`` (a folder or file) in :attr:`home`, readable by the user."""
         dest = self.home / name
