@@ -188,3 +188,9 @@ class HandResult(NamedTuple):
     that lance), ``deje:<lance>`` (a deje reached the target), ``ordago:<lance>``."""
     declarations: dict[str, tuple[bool, ...]]
     """``pares`` and ``juego``: per seat, whether it had them."""
+    games_won: tuple[int, int] = (0, 0)
+    """Games won by each team in the current vaca once this hand is recorded: the
+    engine's own count, so 0–0 again after a hand that won a vaca (every observer of
+    the match reads it here rather than counting games itself)."""
+    vacas_won: tuple[int, int] = (0, 0)
+    """Vacas won by each team once this hand is recorded."""

@@ -133,6 +133,9 @@ class SeatView:
     mano: int
     scores: tuple[int, int]
     games_won: tuple[int, int]
+    """Games won by each team in the current vaca."""
+    vacas_won: tuple[int, int]
+    """Vacas won by each team (0–0 while ``rules.vacas_to_win`` is 1)."""
     phase: Phase
     lance: Lance | None
     to_act: int | None
@@ -155,6 +158,9 @@ class MusState:
     # Attributes are listed for clone() and for readers; all are private but for the
     # read-only properties below.
     __slots__ = (
+        "_deal_from_mano",
+        "_deal_ref",
+        "_deal_start",
         "_discard_seq",
         "_legal_cache",
         "_prf",
@@ -214,6 +220,12 @@ class MusState:
     """Reshuffles so far in this hand: the next one draws ``PRF(seed, "reshuffle", hand, this)``."""
     _sena_draws: int
     """Seña interception draws so far in the match (``PRF(seed, "sena", this)`` is next)."""
+    _deal_ref: int
+    """The reference mano of the current hand: the first hand's mano plus the hand number
+    (mod n), the mano this hand would have had had no ``mus_corrido`` cut moved the deal.
+    The deal keeps its parity (see :meth:`_start_hand`)."""
+    _deal_from_mano: bool
+    """Deal from mano whatever the reference (how hand logs of schema 1 were dealt)."""
 
     # ------------------------------------------------------------------ construction
 
@@ -241,13 +253,23 @@ class MusState:
         self.hand_no = 0
         self.dealer = first_dealer % self.n
         self.mano = (self.dealer + 1) % self.n
+        self._deal_ref = self.mano
+        self._deal_from_mano = False
         self.winner: int | None = None
         self.hand_results: list[HandResult] = []
         self._legal_cache: dict[tuple[bool, int, bool], tuple[LegalAction, ...]] = {}
 
     @classmethod
-    def new(cls, rules: Rules | None = None, seed: int = 0, first_dealer: int | None = None) -> MusState:
+    def new(
+        cls, rules: Rules | None = None, seed: int = 0, first_dealer: int | None = None, *, deal_from_mano: bool = False
+    ) -> MusState:
         """A new match, first hand dealt. The first dealer is drawn from the seed unless given (§2.5).
+
+        ``deal_from_mano``: deal every hand from its mano, as the engine did before
+        hand-log schema 2 (only to re-play such logs). By default a hand is dealt from
+        its mano, or from the seat before when a ``mus_corrido`` cut has moved the mano
+        by an odd number of seats (see :meth:`_start_hand`); without ``mus_corrido`` the
+        two are the same.
 
         Raises:
             ValueError: ``seed`` is not an integer in ``0 <= seed < 2**256``.
@@ -259,6 +281,8 @@ class MusState:
             first_dealer = state._prf.draw(b"dealer") % rules.players
         state.dealer = first_dealer % state.n
         state.mano = (state.dealer + 1) % state.n
+        state._deal_ref = state.mano
+        state._deal_from_mano = deal_from_mano
         state._start_hand(None)
         return state
 
@@ -376,6 +400,13 @@ class MusState:
         return None if self.winner is not None else self.to_act_seat
 
     @property
+    def deal_start(self) -> int:
+        """The seat dealt the first card of the current hand: mano, or the seat before
+        it when a ``mus_corrido`` cut moved the mano by an odd number of seats in an
+        earlier hand (see :meth:`_start_hand`). Fixed when the hand is dealt."""
+        return self._deal_start
+
+    @property
     def current_lance(self) -> Lance | None:
         """The lance being bet, or ``None`` outside the betting."""
         return self.lance if self.phase == Phase.BETTING else None
@@ -468,6 +499,7 @@ class MusState:
             mano=self.mano,
             scores=(self.scores[0], self.scores[1]),
             games_won=(self.games[0], self.games[1]),
+            vacas_won=(self.vacas[0], self.vacas[1]),
             phase=Phase.MATCH_OVER if self.winner is not None else self.phase,
             lance=self.current_lance,
             to_act=self.to_act,
@@ -562,10 +594,23 @@ class MusState:
             deck = [CARDS[c] for c in order]
         mano = self.mano
         dealt = 4 * n
-        # Card k goes to seat mano + k (§2.3): seat mano + i gets deck[i], deck[i + n], ...
+        # Card k goes to seat start + k (§2.3): seat start + i gets deck[i], deck[i + n], ...
+        # The start is mano, unless a mus_corrido cut (or its all-mus shifts) in an
+        # earlier hand moved the mano by an odd number of seats from the reference (the
+        # mano without mus_corrido): then the seat before mano, so that the start keeps
+        # the reference's parity. Which team gets which cards of hand k then depends
+        # only on the seed, k and the first dealer, never on earlier play: the twins of
+        # a duplicate league deal (seats exchanged) give each team the cards the other
+        # had, under every variant; and when the same team is mano in both twins, the
+        # same cards at the same places from mano (docs/league.md, "Duplicate").
+        # Without mus_corrido, start is always mano (§2.3 exactly).
+        start = mano
+        if not self._deal_from_mano and (mano - self._deal_ref) & 1:
+            start = (mano - 1) % n
+        self._deal_start = start
         hands: list[list[Card]] = [[]] * n
         for i in range(n):
-            hands[(mano + i) % n] = deck[i:dealt:n]
+            hands[(start + i) % n] = deck[i:dealt:n]
         self.hands = hands
         # The stock is kept reversed so that drawing from the top is list.pop().
         self.stock = deck[:dealt - 1:-1]
@@ -928,9 +973,21 @@ class MusState:
 
     def _record_hand(self, lances: tuple[LanceResult, ...], game_winner: int | None, ended_by: str) -> None:
         scores_after = (self.scores[0], self.scores[1])
+        game_no = self.game_no
+        match_over = False
+        if game_winner is not None:
+            self.games[game_winner] += 1
+            self.game_no += 1
+            self.scores = [0, 0]
+            if self.games[game_winner] >= self.rules.games_to_win:
+                self.vacas[game_winner] += 1
+                self.games = [0, 0]
+                match_over = self.vacas[game_winner] >= self.rules.vacas_to_win
+        # The result carries the games and vacas as they stand after the hand, so that
+        # the referee, the bots' notifications and the logs all read one count.
         self.hand_results.append(
             HandResult(
-                game=self.game_no,
+                game=game_no,
                 hand=self.hand_no,
                 dealer=self.dealer,
                 mano=self.mano,
@@ -942,24 +999,20 @@ class MusState:
                 game_winner=game_winner,
                 ended_by=ended_by,
                 declarations=dict(self.declarations),
+                games_won=(self.games[0], self.games[1]),
+                vacas_won=(self.vacas[0], self.vacas[1]),
             )
         )
         self.hand_no += 1
-        if game_winner is not None:
-            self.games[game_winner] += 1
-            self.game_no += 1
-            self.scores = [0, 0]
-            if self.games[game_winner] >= self.rules.games_to_win:
-                self.vacas[game_winner] += 1
-                self.games = [0, 0]
-                if self.vacas[game_winner] >= self.rules.vacas_to_win:
-                    self.winner = game_winner
-                    self.phase = Phase.MATCH_OVER
-                    self.to_act_seat = -1
-                    return
+        if match_over:
+            self.winner = game_winner
+            self.phase = Phase.MATCH_OVER
+            self.to_act_seat = -1
+            return
         # Rotation: the deal passes one seat to the right (§2.4, §2.6).
         self.dealer = (self.dealer + 1) % self.n
         self.mano = (self.dealer + 1) % self.n
+        self._deal_ref = (self._deal_ref + 1) % self.n
         self._start_hand(None)
 
     # ------------------------------------------------------------------ señas

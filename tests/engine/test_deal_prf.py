@@ -41,9 +41,10 @@ def expected_deck(seed: int, hand: int) -> list[int]:
 
 def dealt_deck(state: MusState) -> list[int]:
     """The deck of the current hand in deal order, rebuilt from a freshly dealt state:
-    card k went to seat mano + k, the rest is the stock (kept reversed)."""
+    card k went to seat ``deal_start`` + k (mano, but after a mus_corrido cut that moved
+    the mano by an odd number of seats), the rest is the stock (kept reversed)."""
     n = state.n
-    dealt = [int(state.hands[(state.mano + k) % n][k // n]) for k in range(4 * n)]
+    dealt = [int(state.hands[(state.deal_start + k) % n][k // n]) for k in range(4 * n)]
     return dealt + [int(c) for c in reversed(state.stock)]
 
 
