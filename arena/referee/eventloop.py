@@ -309,7 +309,10 @@ class StallMeter:
 
 def stall_meter(loop: asyncio.AbstractEventLoop) -> StallMeter:
     """The :class:`StallMeter` of ``loop`` (one per loop, made on first use): the
-    remote players and the referee of a match share it."""
+    remote players and the referee of a match share it. It is kept on the loop object
+    (found by one attribute lookup, and gone with the loop), so the loop must take
+    attributes: asyncio's own loops do, and the arena runs on nothing else
+    (:func:`thread_loop`, :func:`new_event_loop`)."""
     meter: StallMeter | None = getattr(loop, "_mus_stall_meter", None)
     if meter is None:
         meter = StallMeter(loop)
