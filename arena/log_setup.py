@@ -1,4 +1,5 @@
-"""Operational logging (structlog): pretty on a terminal, JSON lines otherwise.
+"""Operational logging (structlog) on stderr: ``console`` (for people; the default) or
+``json`` (one JSON object per line, for machines).
 
 Hand logs are data files and never go through here.
 """
@@ -6,37 +7,63 @@ Hand logs are data files and never go through here.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Literal
 
 import structlog
 
-LogFormat = Literal["auto", "console", "json"]
+LogFormat = Literal["console", "json"]
+LOG_FORMATS: tuple[LogFormat, ...] = ("console", "json")
 
 
-def configure_logging(fmt: LogFormat = "auto", verbosity: int = 0) -> None:
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of the write, not at start: a
+    live progress bar (rich) swaps it for a proxy that prints above the bar; a logger
+    holding the original stream would write through the bar and garble it."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def configure_logging(fmt: LogFormat = "console", verbosity: int = 0) -> None:
     """Configure structlog once, at program start (called by the CLI callback only).
 
-    ``verbosity`` 0 logs warnings and up, 1 info, 2 or more debug. Logs go to stderr so
-    that stdout stays for results (tables, JSON).
+    ``fmt``: ``console`` prints one readable line per event (colours only when stderr is
+    a terminal and ``NO_COLOR`` is not set), whatever stderr is: a user who redirects it
+    to a file still reads it; ``json`` prints one JSON object per event, only when asked
+    (``--log-format json``). ``verbosity`` 0 logs warnings and up, 1 info, 2 or more
+    debug. Logs go to stderr so that stdout stays for results (tables, JSON).
+
+    Raises:
+        ValueError: an unknown ``fmt``.
     """
+    if fmt not in LOG_FORMATS:
+        raise ValueError(f"log format {fmt!r}: must be one of {', '.join(LOG_FORMATS)}")
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    if fmt == "auto":
-        fmt = "console" if sys.stderr.isatty() else "json"
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     renderer: structlog.typing.Processor
     if fmt == "console":
-        renderer = structlog.dev.ConsoleRenderer()
+        colors = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+        shared.append(structlog.processors.TimeStamper(fmt="%H:%M:%S", utc=False))
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=colors,
+            # Never the locals of a frame: they may hold a league's secret seed.
+            exception_formatter=(structlog.dev.RichTracebackFormatter(show_locals=False) if colors
+                                 else structlog.dev.plain_traceback),
+        )
     else:
-        shared.append(structlog.processors.dict_tracebacks)
+        shared += [structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks]
         renderer = structlog.processors.JSONRenderer()
     structlog.configure(
         processors=[*shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )

@@ -13,7 +13,7 @@ import typer
 
 from arena import __version__
 from arena.cli import check, demo, league, match, replay, scenario
-from arena.log_setup import configure_logging
+from arena.log_setup import LOG_FORMATS, configure_logging
 
 app = typer.Typer(
     name="mus",
@@ -33,8 +33,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     log_format: Annotated[
-        str, typer.Option("--log-format", help="Operational logs on stderr: auto, console or json.")
-    ] = "auto",
+        str, typer.Option("--log-format", metavar="console|json",
+                          help="Operational logs (warnings, errors; more with -v) on stderr: console (readable lines, "
+                               "the default) or json (one JSON object per line).")
+    ] = "console",
     verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logs (-v info, -vv debug).")] = 0,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
@@ -46,9 +48,9 @@ def main(
     `mus league CONFIG --out DIR`; debug with `mus replay LOG`; settle a rule with
     `mus scenario FILE`. Exit codes: 0 ok, 1 a failure was found, 2 bad input.
     """
-    if log_format not in ("auto", "console", "json"):
-        raise typer.BadParameter("must be auto, console or json", param_hint="--log-format")
-    configure_logging(log_format, verbose)  # type: ignore[arg-type]
+    if log_format not in LOG_FORMATS:
+        raise typer.BadParameter(f"must be {' or '.join(LOG_FORMATS)}", param_hint="--log-format")
+    configure_logging("json" if log_format == "json" else "console", verbose)
 
 
 app.command("match")(match.match)
