@@ -25,13 +25,11 @@ class InProcessBot:
         self._match_id = ""
         self._rules_pb = wire.rules_to_pb(Rules())
         self._events = wire.EventCache()
-        self._games = (0, 0)
 
     def start_match(self, info: MatchStartInfo) -> None:
         """Forward the match start to the bot."""
         self._match_id = info.match_id
         self._rules_pb = wire.rules_to_pb(info.rules)
-        self._games = (0, 0)
         msg = wire.match_start_pb(info.match_id, info.seat, info.rules, info.seat_names, info.decision_ms, info.time_bank_ms)
         self.bot.on_match_start(sdk_convert.match_info_from_proto(msg))
 
@@ -56,15 +54,11 @@ class InProcessBot:
         return Decision(engine_action, engine_sena)
 
     def hand_end(self, result: HandResult) -> None:
-        """Forward the revealed hands and the count."""
-        if result.game_over and result.game_winner is not None:
-            g = list(self._games)
-            g[result.game_winner] += 1
-            self._games = (g[0], g[1])
-        msg = wire.hand_end_pb(result, self._games)
+        """Forward the revealed hands and the count (games won: the engine's, on the result)."""
+        msg = wire.hand_end_pb(result)
         self.bot.on_hand_end(sdk_convert.hand_summary_from_proto(msg))
 
     def end_match(self, info: MatchEndInfo) -> None:
         """Forward the match end."""
-        msg = wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail)
+        msg = wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail, info.vacas_won)
         self.bot.on_match_end(sdk_convert.match_result_from_proto(msg))

@@ -340,7 +340,8 @@ async def play_match_async(
         seats=stats,
         detail=detail,
     )
-    await _notify(players, "end_match", MatchEndInfo(winner, games, reason, detail), notify_error)
+    vacas = (state.vacas[0], state.vacas[1])
+    await _notify(players, "end_match", MatchEndInfo(winner, games, reason, detail, vacas), notify_error)
     return result_obj
 
 

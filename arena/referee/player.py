@@ -72,6 +72,8 @@ class MatchEndInfo:
     reason: str
     """``completed``, ``forfeit`` or ``aborted``."""
     detail: str = ""
+    vacas_won: tuple[int, int] = (0, 0)
+    """Vacas won by each team, as the engine counted them."""
 
 
 @dataclass(slots=True)

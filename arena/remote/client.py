@@ -172,7 +172,6 @@ class RemoteBot:
         """The history cache as it was before a prepared request that is not used yet."""
         self.prepared_used = 0
         """Decisions whose request the referee built ahead (a count for benchmarks)."""
-        self._games = [0, 0]
         self._late_ok: set[int] = set()
         # The decision deadline's watchdog (see _watch): one timer per deadline period
         # rather than one per decision.
@@ -441,7 +440,6 @@ class RemoteBot:
         self._match_id = info.match_id
         self._rules_pb = wire.rules_to_pb(info.rules)
         self._rules_field = wire.rules_field(self._rules_pb)
-        self._games = [0, 0]
         if self._stub is None:
             self._stream_dead = "not connected"
             return
@@ -638,18 +636,18 @@ class RemoteBot:
         return detail
 
     async def hand_end(self, result: HandResult) -> None:
-        """Send the end-of-hand notification (unless the bot asked to skip them)."""
-        if result.game_over and result.game_winner is not None:
-            self._games[result.game_winner] += 1
+        """Send the end-of-hand notification (unless the bot asked to skip them); the
+        games won are the engine's, on the result (0–0 again after a vaca)."""
         if self.info is not None and self.info.skip_hand_ends:
             return
-        await self._write(wire.hand_end_request_bytes(result, self._games))
+        await self._write(wire.hand_end_request_bytes(result))
 
     async def end_match(self, info: MatchEndInfo) -> None:
         """Send the match end and close the stream."""
         self._ended = True  # the reader discards what comes from now on
         msg = svc.PlayRequest()
-        msg.match_end.CopyFrom(wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail))
+        msg.match_end.CopyFrom(wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail,
+                                                 info.vacas_won))
         await self._write(msg)
         await self._end_stream()
 

@@ -241,12 +241,12 @@ class EventCache:
         appends to the one before it."""
         self._history, self._history_bytes = mark
 
-    def head_fields(self, view: SeatView, match_id: str, vacas: tuple[int, int]) -> bytes:
+    def head_fields(self, view: SeatView, match_id: str) -> bytes:
         """The fields that stay the same for a seat through a hand (until a deje
         changes the scores): seat, mano, dealer, scores, match, game, hand, games and
         vacas won, target."""
         key = (view.seat, view.hand, view.game, view.scores, view.games_won, view.mano, view.dealer,
-               match_id, vacas, view.rules.target_points)
+               match_id, view.vacas_won, view.rules.target_points)
         if key != self._head_key:
             self._head_key = key
             self._head_bytes = _encode_head(key)
@@ -334,7 +334,6 @@ def decision_request_bytes(
     time_bank_ms: int,
     rules_field_bytes: bytes,
     events: EventCache,
-    vacas: tuple[int, int] = (0, 0),
 ) -> bytes:
     """A serialized ``PlayRequest`` holding the decision request for ``view``.
 
@@ -348,7 +347,7 @@ def decision_request_bytes(
     """
     bet = view.live_bet
     parts = [
-        events.head_fields(view, match_id, vacas),
+        events.head_fields(view, match_id),
         _uint(_TAG_REQUEST_ID, request_id),
         _cached(_STEP_FIELDS, (view.phase, view.lance, view.mus_round), _encode_step),
         _uint(_TAG_DEADLINE, deadline_ms),
@@ -445,6 +444,7 @@ def _encode_legal_set(legal: tuple[LegalAction, ...]) -> bytes:
 
 
 def _encode_head(key: tuple[Any, ...]) -> bytes:
+    """The head fields from :meth:`EventCache.head_fields`'s key."""
     seat, hand, game, scores, games_won, mano, dealer, match_id, vacas, target_points = key
     name = match_id.encode()
     return b"".join((
@@ -492,11 +492,11 @@ def decision_request(
     time_bank_ms: int,
     rules_pb: pb.Rules,
     events: EventCache,
-    vacas: tuple[int, int] = (0, 0),
 ) -> svc.DecisionRequest:
-    """The self-contained decision request for the seat of ``view``."""
+    """The self-contained decision request for the seat of ``view`` (games and vacas
+    won are the view's: the engine's count)."""
     req = svc.DecisionRequest()
-    fill_decision_request(req, view, request_id, match_id, deadline_ms, time_bank_ms, rules_pb, events, vacas)
+    fill_decision_request(req, view, request_id, match_id, deadline_ms, time_bank_ms, rules_pb, events)
     return req
 
 
@@ -509,7 +509,6 @@ def fill_decision_request(
     time_bank_ms: int,
     rules_pb: pb.Rules,
     events: EventCache,
-    vacas: tuple[int, int] = (0, 0),
 ) -> None:
     """Fill an empty ``DecisionRequest`` in place (e.g. inside a ``PlayRequest``), so the
     message is built once and never copied."""
@@ -529,7 +528,7 @@ def fill_decision_request(
     req.hand = view.hand
     req.games_won.extend(view.games_won)
     req.target_points = view.rules.target_points
-    req.vacas_won.extend(vacas)
+    req.vacas_won.extend(view.vacas_won)
     if view.legal_senas:
         req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])
     req.rules.CopyFrom(rules_pb)
@@ -561,7 +560,7 @@ def request_for(
     ``state``: built by the same code as a match's requests, from ``state.view(seat)``.
 
     For tests and tools (a bot author's unit tests, replays); the referee builds its
-    requests with :func:`decision_request_bytes`. ``vacas_won`` is taken from the state.
+    requests with :func:`decision_request_bytes`.
 
     Raises:
         ValueError: no seat is to act (the match is over) and none is given, or there is
@@ -572,10 +571,7 @@ def request_for(
         if seat is None:
             raise ValueError("no seat is to act: the match is over (name a seat)")
     view = state.view(seat)
-    return decision_request(
-        view, request_id, match_id, deadline_ms, time_bank_ms, rules_to_pb(state.rules), EventCache(),
-        (state.vacas[0], state.vacas[1]),
-    )
+    return decision_request(view, request_id, match_id, deadline_ms, time_bank_ms, rules_to_pb(state.rules), EventCache())
 
 
 def observation_for(
@@ -676,25 +672,32 @@ _END_REASONS: dict[str, Any] = {"completed": 1, "forfeit": 2, "aborted": 3}
 """``MatchEndReason`` numbers (typed ``Any``, as :func:`pb_enum` is)."""
 
 
-def match_end_pb(winner_team: int | None, games_won: Sequence[int], reason: str, detail: str) -> svc.MatchEnd:
-    """The match-end notification."""
-    out = svc.MatchEnd(games_won=list(games_won), reason=_END_REASONS.get(reason, 3), detail=detail)
+def match_end_pb(
+    winner_team: int | None, games_won: Sequence[int], reason: str, detail: str, vacas_won: Sequence[int] = (0, 0)
+) -> svc.MatchEnd:
+    """The match-end notification: ``games_won`` over the whole match, ``vacas_won``
+    as the engine counted them."""
+    out = svc.MatchEnd(
+        games_won=list(games_won), reason=_END_REASONS.get(reason, 3), detail=detail, vacas_won=list(vacas_won)
+    )
     if winner_team is not None:
         out.winner_team = winner_team
     return out
 
 
-def hand_end_pb(result: HandResult, games_won: Sequence[int]) -> svc.HandEnd:
-    """The end-of-hand notification: every hand revealed and the itemised count."""
-    out = svc.HandEnd(games_won=list(games_won))
+def hand_end_pb(result: HandResult) -> svc.HandEnd:
+    """The end-of-hand notification: every hand revealed and the itemised count, and
+    the games won in the current vaca after the hand as the engine counts them (0–0
+    again after a hand that won a vaca, as the next decision request says)."""
+    out = svc.HandEnd(games_won=list(result.games_won))
     out.result.CopyFrom(hand_result_to_pb(result))
     return out
 
 
-_last_hand_end: tuple[HandResult | None, tuple[int, ...], bytes] = (None, (), b"")
+_last_hand_end: tuple[HandResult | None, bytes] = (None, b"")
 
 
-def hand_end_request_bytes(result: HandResult, games_won: Sequence[int]) -> bytes:
+def hand_end_request_bytes(result: HandResult) -> bytes:
     """A serialized ``PlayRequest`` holding :func:`hand_end_pb`.
 
     Every seat gets the same notification, so the last one is kept and reused (building
@@ -702,10 +705,9 @@ def hand_end_request_bytes(result: HandResult, games_won: Sequence[int]) -> byte
     whole, so threads refereeing other matches never see a torn entry.
     """
     global _last_hand_end
-    games = tuple(games_won)
     last = _last_hand_end
-    if last[0] is result and last[1] == games:
-        return last[2]
-    data: bytes = svc.PlayRequest(hand_end=hand_end_pb(result, games)).SerializeToString()
-    _last_hand_end = (result, games, data)
+    if last[0] is result:
+        return last[1]
+    data: bytes = svc.PlayRequest(hand_end=hand_end_pb(result)).SerializeToString()
+    _last_hand_end = (result, data)
     return data

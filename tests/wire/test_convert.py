@@ -89,13 +89,14 @@ def test_hand_fields_encoded_by_hand_parse_as_protobuf_encodes_them(match_id: st
     game, hand, mano, dealer, s0, s1, g1, v0, v1 = numbers
     view = dataclasses.replace(
         state.view(state.to_act), seat=seat, game=game, hand=hand, mano=mano, dealer=dealer,
-        scores=(s0, s1), games_won=(0, g1),
+        scores=(s0, s1), games_won=(0, g1), vacas_won=(v0, v1),
     )
     rules_pb = wire.rules_to_pb(state.rules)
     built = svc.PlayRequest()
-    wire.fill_decision_request(built.decision_request, view, 7, match_id, 100, 2000, rules_pb, wire.EventCache(), (v0, v1))
-    data = wire.decision_request_bytes(view, 7, match_id, 100, 2000, wire.rules_field(rules_pb), wire.EventCache(), (v0, v1))
+    wire.fill_decision_request(built.decision_request, view, 7, match_id, 100, 2000, rules_pb, wire.EventCache())
+    data = wire.decision_request_bytes(view, 7, match_id, 100, 2000, wire.rules_field(rules_pb), wire.EventCache())
     assert svc.PlayRequest.FromString(data) == built
+    assert list(built.decision_request.vacas_won) == [v0, v1]
 
 
 def test_request_holds_only_the_seats_cards() -> None:
@@ -151,11 +152,11 @@ def test_hand_end_bytes_are_built_once_per_hand_and_stay_exact() -> None:
     while len(state.hand_results) < 3:
         state.apply(random_action(rng, state.legal_actions()))
     first, second = state.hand_results[0], state.hand_results[1]
-    for result, games in ((first, (0, 0)), (first, (0, 0)), (first, (1, 0)), (second, (1, 0))):
-        expected = svc.PlayRequest(hand_end=wire.hand_end_pb(result, games)).SerializeToString()
-        assert wire.hand_end_request_bytes(result, games) == expected
-    assert wire.hand_end_request_bytes(first, [1, 0]) is wire.hand_end_request_bytes(first, (1, 0))
-    assert wire.hand_end_request_bytes(first, (0, 0)) != wire.hand_end_request_bytes(second, (0, 0))
+    for result in (first, first, second, first):
+        expected = svc.PlayRequest(hand_end=wire.hand_end_pb(result)).SerializeToString()
+        assert wire.hand_end_request_bytes(result) == expected
+    assert wire.hand_end_request_bytes(first) is wire.hand_end_request_bytes(first)
+    assert wire.hand_end_request_bytes(first) != wire.hand_end_request_bytes(second)
 
 
 @given(st.one_of(st.integers(0, 2**22), st.integers(0, 2**64 - 1)))

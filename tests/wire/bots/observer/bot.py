@@ -10,6 +10,9 @@ It plays at random among the legal actions (seeded by ``$MUS_BOT_SEED``) but nev
 órdago (so that matches last several hands and bets get answered by both partners),
 and gives a random legal seña with a third of its answers (so that the history holds
 señas, which each seat sees or not).
+
+The notifications are recorded too, in a second file (``ends-<id>.txt``): one pickled
+``(seat, HandSummary)`` per hand end and ``(seat, MatchResult)`` at the match end.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pickle
 import random
 import uuid
 
-from mus_sdk import ORDAGO, Bot, Decision, Observation, serve
+from mus_sdk import ORDAGO, Bot, Decision, HandSummary, MatchInfo, MatchResult, Observation, serve
 
 
 class Observer(Bot):
@@ -31,7 +34,21 @@ class Observer(Bot):
     def __init__(self) -> None:
         self.rng = random.Random(int(os.environ.get("MUS_BOT_SEED", "0")))
         folder = os.environ["MUS_TEST_OUT"]
-        self.out = open(os.path.join(folder, f"observer-{uuid.uuid4().hex}.txt"), "a")
+        name = uuid.uuid4().hex
+        self.out = open(os.path.join(folder, f"observer-{name}.txt"), "a")
+        self.ends = open(os.path.join(folder, f"ends-{name}.txt"), "a")
+        self.seat = -1
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        self.seat = match.seat
+
+    def on_hand_end(self, summary: HandSummary) -> None:
+        self.ends.write(pickle.dumps((self.seat, summary)).hex() + "\n")
+        self.ends.flush()
+
+    def on_match_end(self, result: MatchResult) -> None:
+        self.ends.write(pickle.dumps((self.seat, result)).hex() + "\n")
+        self.ends.flush()
 
     def decide(self, obs: Observation) -> Decision:
         self.out.write(pickle.dumps(obs).hex() + "\n")
