@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from adversarial_helpers import REPO, TAG_ENV, TRIVIAL_BOT
 from remote_helpers import wait_gone
+from unprivileged import Runner
 
 from arena.league.config import load_league
 from arena.league.runner import read_results, read_secret, seal
@@ -27,11 +28,15 @@ MUS = [sys.executable, "-m", "arena"]
 SNOOP = Path(__file__).resolve().parent / "bots" / "snoop"
 
 
-def write_league(root: Path, tag: str, *, delay_ms: int = 0) -> Path:
+def write_league(root: Path, tag: str, *, delay_ms: int = 0, runner: Runner | None = None) -> Path:
     """Three entries (two trivial bots, one slow-able snoop that does not search), one
-    match per pairing: three lines in results.jsonl."""
-    entries = (("a", TRIVIAL_BOT, {}), ("b", TRIVIAL_BOT, {}),
-               ("c", SNOOP, {"MUS_SNOOP_RANGE": "0", "MUS_SNOOP_OUT": str(root), "MUS_SNOOP_DELAY_MS": str(delay_ms)}))
+    match per pairing: three lines in results.jsonl. With a ``runner``, the bots are
+    copies in its home (a normal user may not read this checkout)."""
+    trivial, snoop = TRIVIAL_BOT, SNOOP
+    if runner is not None:
+        trivial, snoop = runner.copy_in(TRIVIAL_BOT, "trivial"), runner.copy_in(SNOOP, "snoop")
+    entries = (("a", trivial, {}), ("b", trivial, {}),
+               ("c", snoop, {"MUS_SNOOP_RANGE": "0", "MUS_SNOOP_OUT": str(root), "MUS_SNOOP_DELAY_MS": str(delay_ms)}))
     for name, src, env in entries:
         d = root / "entries" / name
         d.mkdir(parents=True, exist_ok=True)
@@ -60,6 +65,12 @@ name = "c"
 bot = "entries/c"
 """)
     return path
+
+
+def _chown(root: Path, runner: Runner) -> None:
+    """Everything under ``root`` the runner's user's (its league file and folders)."""
+    for path in [root, *root.rglob("*")]:
+        os.chown(path, runner.uid, runner.gid, follow_symlinks=False)
 
 
 def mus(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -155,12 +166,19 @@ def test_the_untouched_file_resumes(done: tuple[Path, Path], tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_two_resumes_at_once(tmp_path: Path, jobs: int) -> None:
+def test_two_resumes_at_once(runner: Runner, jobs: int) -> None:
     """Two ``mus league --resume`` on one folder: the second is refused at once (exit 2,
-    naming the folder), the first plays the missing matches, each exactly once."""
+    naming the folder), the first plays the missing matches, each exactly once. As root
+    and as a normal user."""
     tag = f"adv-integrity-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    config = write_league(tmp_path, tag, delay_ms=100)  # c's matches last a few seconds
-    out = tmp_path / "out"
+    root = runner.home
+    config = write_league(root, tag, runner=runner)
+    _chown(root, runner)
+    out = root / "out"
+
+    def mus(*args: object) -> subprocess.CompletedProcess[str]:
+        return runner.mus(*(str(a) for a in args), timeout=120)
+
     r = mus("league", config, "--out", out, "--no-progress", "--jobs", str(jobs), "--seed", "5")
     assert r.returncode == 0, r.stderr
     # Forget the two matches of c (whole lines may be deleted: they are played again).
@@ -170,8 +188,10 @@ def test_two_resumes_at_once(tmp_path: Path, jobs: int) -> None:
     replayed = [m.match_id for m in schedule(load_league(config), 5) if "c" in (m.team0, m.team1)]
     for m in replayed:
         (out / "logs" / f"{m}.jsonl").unlink()
-    first = subprocess.Popen([*MUS, "league", str(config), "--out", str(out), "--no-progress", "--resume",
-                              "--jobs", str(jobs)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # c is slow from now on: its matches last a few seconds, the second resume comes meanwhile.
+    manifest = root / "entries" / "c" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('MUS_SNOOP_DELAY_MS = "0"', 'MUS_SNOOP_DELAY_MS = "150"'))
+    first = runner.popen("league", str(config), "--out", str(out), "--no-progress", "--resume", "--jobs", str(jobs))
     try:
         # Wait until the first run plays (a hand log is written again: it holds the lock by then).
         deadline = time.monotonic() + 30
@@ -186,8 +206,8 @@ def test_two_resumes_at_once(tmp_path: Path, jobs: int) -> None:
         assert "another league is running in this folder" in second.stderr and str(out) in second.stderr
         assert took < 10
     finally:
-        _, stderr = first.communicate(timeout=120)
-    assert first.returncode == 0, stderr
+        _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err.decode(errors="replace")
     ids = [r["match_id"] for r in read_results(out / "results.jsonl")]
     assert Counter(ids) == Counter(m.match_id for m in schedule(load_league(config), 5))
     for m in ids:

@@ -36,8 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[4]
-sys.path.insert(0, str(REPO))
+# The checkout's engine when run from it; a copy elsewhere imports the installed one.
+_PARENTS = Path(__file__).resolve().parents
+if len(_PARENTS) > 4 and (_PARENTS[4] / "arena" / "engine").is_dir():
+    sys.path.insert(0, str(_PARENTS[4]))
 
 from mus_sdk import NO_MUS, NO_QUIERO, PASO, Action, Bot, Observation, serve  # noqa: E402
 
