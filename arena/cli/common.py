@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from typing import NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from arena.league.config import parse_seed
@@ -71,18 +72,26 @@ def protections_text(protections: dict[str, object]) -> str:
 
 
 def standings_table(standings: Standings, title: str = "Standings") -> Table:
-    """The standings as a rich table."""
+    """The standings as a rich table; a column "no start" (in red) only when an entry's
+    bot failed to start in some match."""
     table = Table(title=title)
-    for col, justify in (("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"),
-                         ("W-L", "right"), ("games", "right"), ("stones", "right"), ("st/hand", "right"),
-                         ("faults", "right")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    no_start = any(e.start_failures for e in standings.entries)
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"), ("W-L", "right"),
+        ("games", "right"), ("stones", "right"), ("st/hand", "right"), ("faults", "right")]
+    if no_start:
+        columns.append(("no start", "right"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)
     for i, e in enumerate(standings.entries, start=1):
-        table.add_row(
+        cells = [
             str(i), e.name, f"{e.rating:.0f}", f"{e.rating_low:.0f}–{e.rating_high:.0f}", f"{e.wins}-{e.losses}",
             f"{e.games_won}-{e.games_lost}", f"{e.stones_for}-{e.stones_against}", f"{e.stones_per_hand:+.2f}",
             str(e.faults),
-        )
+        ]
+        if no_start:
+            cells.append(f"[bold red]{e.start_failures}[/]" if e.start_failures else "0")
+        table.add_row(*cells)
     return table
 
 
@@ -99,5 +108,8 @@ def crosstable(standings: Standings) -> Table:
 
 
 def console() -> Console:
-    """A console on stdout."""
-    return Console()
+    """A console on stdout. When stdout is not a terminal: no colour, and wide enough
+    that a table is never cut (rich would fit it in 80 columns and elide figures)."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=max(Console().width, 200))

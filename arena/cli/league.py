@@ -9,16 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from arena.cli.common import (
+    EXIT_FAILURE,
     EXIT_INTERRUPTED,
     console,
     crosstable,
@@ -29,6 +22,7 @@ from arena.cli.common import (
     standings_table,
     warn_given_seed,
 )
+from arena.cli.progress import LeagueProgress, print_start_failures, resume_command
 from arena.league.config import LeagueConfigError, load_league
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
 from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
@@ -47,7 +41,7 @@ def league(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel (default: the file's jobs).")] = None,
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where bots run: declared (auto if the bots of every entry say share_cpu = true in their manifests, else any), any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else declared). See docs/performance.md.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help=f"How long a referee polls for an answer before it sleeps, in microseconds (0: never; default: the file's spin_us, else {DEFAULT_SPIN_US}). Only while one match runs at a time. See docs/performance.md.")] = None,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
@@ -56,8 +50,10 @@ def league(
 
     Writes to --out: results.jsonl (one line per match, saved as each match ends),
     logs/<match>.jsonl (hand logs), bots/ (bot stdout/stderr), standings.json and
-    standings.csv. Ctrl-C stops cleanly; continue with --resume.
-    Exit codes: 0 done; 2 bad league file or output folder; 130 interrupted.
+    standings.csv. Ctrl-C stops cleanly; continue with --resume. An entry whose bot
+    fails to start forfeits the match; each is listed at the end with its first error.
+    Exit codes: 0 done; 1 done, but an entry never started (in any of its matches);
+    2 bad league file or output folder; 130 interrupted.
     """
     given = seed_option(seed)
     placement = None
@@ -78,34 +74,36 @@ def league(
     typer.echo(f"league {config.name}: {len(config.entries)} entries; {protections_text(protections)}", err=True)
     known: list[LeagueSecret] = []
     stop = threading.Event()
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), disable=not progress, transient=True)
-    task = bar.add_task(f"league {config.name}", total=None)
-
-    def on_match(outcome, done: int, total: int) -> None:  # type: ignore[no-untyped-def]
-        bar.update(task, completed=done, total=total)
-
+    out_console = console()
+    shown = LeagueProgress(config.name, out_console, enabled=progress)
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        with bar:
-            run = run_league(config, out, jobs=jobs, resume=resume, on_match=on_match, stop=stop,
-                             on_secret=known.append)
+        with shown.shown():
+            run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
+                             on_secret=known.append, on_start=shown.on_start)
     except LeagueError as exc:
         _print_seed(known, out, err=True)
         fail(str(exc))
     except KeyboardInterrupt:
         stop_all_bots()
-        typer.echo(f"\ninterrupted: finished matches are saved in {out}; continue with --resume", err=True)
+        # "\n": after the terminal's "^C".
+        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox)), err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-    out_console = console()
     out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))
     out_console.print(crosstable(run.standings))
     typer.echo(f"played now: {run.played_now}; results, logs and standings in {out}/")
     _print_seed(known, out, err=False)
+    failures = run.start_failures
+    print_start_failures(failures, in_league=True)
+    never = [f.entry for f in failures if f.never_started]
+    if never:
+        fail(f"{', '.join(never)} never started: {'its' if len(never) == 1 else 'their'} teams forfeited every match; "
+             "the standings count those forfeits. Fix the bot (mus check BOT shows why it fails) and run the "
+             "league again in a new folder", EXIT_FAILURE)
 
 
 def _print_seed(known: list[LeagueSecret], out: Path, *, err: bool) -> None:

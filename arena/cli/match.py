@@ -21,6 +21,7 @@ from arena.cli.common import (
     seed_option,
     warn_given_seed,
 )
+from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
 from arena.league.runner import SECRET_BITS, seed_line
@@ -123,16 +124,17 @@ def match(
         typer.echo(json.dumps(outcome.to_json(), indent=2))
     else:
         names = outcome.seating.teams
-        if outcome.start_error:
-            typer.echo(f"bot start failure:\n{outcome.start_error}", err=True)
         winner = f"team {res.winner_team} ({' + '.join(names[res.winner_team])})" if res.winner_team is not None else "nobody"
+        # A start failure's detail is every seat's error: the summary below quotes it once.
+        detail = f": {res.detail}" if res.detail and not outcome.start_failed else ""
         typer.echo(f"{mid}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
-                   f"{res.reason}{': ' + res.detail if res.detail else ''}")
+                   f"{res.reason}{detail}")
         for f in res.faults:
             typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
         typer.echo(f"hand log: {outcome.log_path}")
     # After the match only: a bot must not learn the seed while it plays.
     typer.echo(seed_line(match_seed, secret_path), err=json_out)
+    print_start_failures(match_start_failures(outcome), in_league=False)
     if outcome.start_error and res.hands == 0:
         raise typer.Exit(EXIT_BAD_INPUT)
 

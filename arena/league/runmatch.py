@@ -7,6 +7,7 @@ Shared by ``mus match`` and the league runner, so a league adds nothing per matc
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,10 @@ class MatchOutcome:
     result: MatchResult
     log_path: Path
     start_error: str = ""
+    """Each seat whose bot failed to start, as ``S<seat>: <error>`` lines (the error
+    quotes the bot's exit code and the first and last lines of its stderr)."""
+    start_failed: tuple[int, ...] = ()
+    """The seats whose bot failed to start."""
 
     def to_json(self) -> dict[str, Any]:
         """As plain JSON values (one line of results.jsonl)."""
@@ -56,8 +61,32 @@ class MatchOutcome:
             "seating": list(self.seating.seats),
             "log": self.log_path.name,
             "start_error": self.start_error,
+            "start_failed": list(self.start_failed),
             **self.result.to_json(),
         }
+
+
+_SEAT_PREFIX = re.compile(r"^S(\d+): ", re.MULTILINE)
+
+
+def seat_start_errors(record: dict[str, Any]) -> dict[int, str]:
+    """The start error of each seat whose bot failed to start, from a result record
+    (a line of results.jsonl, or :meth:`MatchOutcome.to_json`): ``start_error``'s
+    ``S<seat>: `` lines, the continuation lines of each (its stderr excerpt) included.
+    Records written before ``start_failed`` existed are read the same way."""
+    text = record.get("start_error") or ""
+    marks = list(_SEAT_PREFIX.finditer(text))
+    return {int(m.group(1)): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip()
+            for i, m in enumerate(marks)}
+
+
+def start_failed_seats(record: dict[str, Any]) -> list[int]:
+    """The seats whose bot failed to start in a result record (``start_failed``, or for
+    an older record the seats named in ``start_error``)."""
+    seats = record.get("start_failed")
+    if isinstance(seats, list):
+        return [int(s) for s in seats]
+    return sorted(seat_start_errors(record))
 
 
 def run_match(
@@ -93,8 +122,7 @@ def run_match(
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
     bots: list[RemoteBot] = []
-    start_error = ""
-    failed_teams: set[int] = set()
+    start_errors: dict[int, str] = {}  # seat -> its BotStartError
     with contextlib.ExitStack() as stack:
         wanted, placement = placement, stack.enter_context(claimed(placement))
         if placement != wanted:  # another arena (or match) holds those CPUs
@@ -110,13 +138,12 @@ def run_match(
                     bot.launch()  # all processes start together; connect() below waits for each
                 except BotStartError:
                     pass  # reported by connect()
-            for seat, (spec, bot) in enumerate(zip(specs, bots, strict=True)):
+            for seat, bot in enumerate(bots):
                 try:
                     bot.connect()
                 except BotStartError as exc:
-                    failed_teams.add(seat & 1)
-                    start_error += f"S{seat}: {exc}\n"
-                    log.error("bot.start_failed", match_id=config.match_id, seat=seat, bot=spec.name, error=str(exc))
+                    start_errors[seat] = str(exc)
+            _log_start_failures(config.match_id, specs, seating, start_errors)
             seat_players: Sequence[Player] = bots
         else:
             seat_players = players
@@ -146,6 +173,8 @@ def run_match(
             ],
         }
         writer = stack.enter_context(HandLogWriter(log_path, header))
+        start_error = "\n".join(f"S{seat}: {error}" for seat, error in sorted(start_errors.items()))
+        failed_teams = {seat & 1 for seat in start_errors}
         if failed_teams:
             winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
             result = MatchResult(
@@ -168,7 +197,20 @@ def run_match(
                     spin_us=spin_us,
                 )
         writer.close({"result": result.to_json()})
-    return MatchOutcome(config.match_id, seating, result, log_path, start_error.strip())
+    return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)))
+
+
+def _log_start_failures(match_id: str, specs: Sequence[BotSpec], seating: Seating,
+                        start_errors: dict[int, str]) -> None:
+    """One ``bot.start_failed`` event per entry (and bot) that failed to start in the
+    match, with the first seat's error: the seats of one bot fail alike, and each error
+    already quotes the bot's exit code and stderr; every seat's error is in the result."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for seat in sorted(start_errors):
+        groups.setdefault((seating.seats[seat], specs[seat].name), []).append(seat)
+    for (entry, bot), seats in groups.items():
+        log.error("bot.start_failed", match_id=match_id, entry=entry, bot=bot, seats=seats,
+                  error=start_errors[seats[0]])
 
 
 def _cpus(cpus: frozenset[int] | None) -> list[int] | None:

@@ -31,7 +31,7 @@ from typing import Any
 import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
-from arena.league.runmatch import MatchOutcome, Seating, run_match
+from arena.league.runmatch import MatchOutcome, Seating, run_match, seat_start_errors, start_failed_seats
 from arena.league.schedule import ScheduledMatch, schedule
 from arena.league.standings import Standings, compute_standings
 from arena.referee.eventloop import check_spin_us
@@ -78,6 +78,46 @@ def seed_line(seed: int, where: Path) -> str:
     return f"seed: {hex(seed)} (reproduce with --seed {hex(seed)}; kept in {where})"
 
 
+@dataclass(frozen=True)
+class StartFailure:
+    """An entry whose bot failed to start in some of its matches (its team forfeited them)."""
+
+    entry: str
+    failed: int
+    """Its matches in which a process of its bot failed to start."""
+    matches: int
+    """Its matches in the results."""
+    match_id: str
+    """The first match (in results order: as they finished) in which it failed."""
+    error: str
+    """That match's error for the entry's first failed seat: the bot's exit code (or
+    what went wrong) and the first and last lines of its stderr, naming its log file."""
+
+    @property
+    def never_started(self) -> bool:
+        """It failed to start in every one of its matches."""
+        return self.failed == self.matches
+
+
+def start_failures(results: list[dict[str, Any]]) -> list[StartFailure]:
+    """The entries that failed to start in at least one of ``results`` (records of
+    results.jsonl, in the order the matches finished), in the order they first failed."""
+    matches: dict[str, int] = {}
+    failed: dict[str, int] = {}
+    first: dict[str, tuple[str, str]] = {}
+    for rec in results:
+        teams = (rec["team0"], rec["team1"])
+        for entry in teams:
+            matches[entry] = matches.get(entry, 0) + 1
+        errors = seat_start_errors(rec)
+        for side in sorted({seat & 1 for seat in start_failed_seats(rec)}):
+            entry = teams[side]
+            failed[entry] = failed.get(entry, 0) + 1
+            seat = min(seat for seat in start_failed_seats(rec) if seat & 1 == side)
+            first.setdefault(entry, (str(rec.get("match_id", "")), errors.get(seat, rec.get("start_error") or "")))
+    return [StartFailure(entry, failed[entry], matches[entry], *first[entry]) for entry in first]
+
+
 @dataclass
 class LeagueRun:
     """What a league run produced."""
@@ -88,6 +128,12 @@ class LeagueRun:
     played_now: int
     interrupted: bool = False
     secret: LeagueSecret | None = None
+
+    @property
+    def start_failures(self) -> list[StartFailure]:
+        """The entries whose bot failed to start in some match of the league (resumed
+        results included)."""
+        return start_failures(self.results)
 
 
 def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
@@ -374,14 +420,18 @@ def run_league(
     on_match: Callable[[MatchOutcome, int, int], None] | None = None,
     stop: threading.Event | None = None,
     on_secret: Callable[[LeagueSecret], None] | None = None,
+    on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> LeagueRun:
     """Play every scheduled match not yet in ``results.jsonl``; write the standings.
 
     The output folder's lock (:func:`league_lock`) is held from before anything is read
     until the standings are written. ``on_secret(secret)`` is called once the league's
     secret is known (drawn, or read back on resume), so that a caller can tell the user
-    the seed after the run even if it is interrupted. ``on_match(outcome, done, total)``
-    is called in this thread after each match is saved. Setting ``stop`` lets running
+    the seed after the run even if it is interrupted. ``on_start(total, saved)`` is
+    called once the schedule is known, before any match is played, with the number of
+    scheduled matches and the results already saved (resuming; else none).
+    ``on_match(outcome, done, total)`` is called in this thread after each match is
+    saved (``done`` counts the saved matches, resumed ones included). Setting ``stop`` lets running
     matches finish and starts no new one.
 
     Raises:
@@ -401,7 +451,7 @@ def run_league(
         config, secret, done_results = prepare_output(out_dir, config, resume)
         if on_secret is not None:
             on_secret(secret)
-        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop)
+        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop, on_start)
 
 
 def _run_locked(
@@ -412,6 +462,7 @@ def _run_locked(
     jobs: int | None,
     on_match: Callable[[MatchOutcome, int, int], None] | None,
     stop: threading.Event | None,
+    on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> LeagueRun:
     """The body of :func:`run_league`, with the folder's lock held."""
     done_ids = {r["match_id"] for r in done_results}
@@ -420,6 +471,8 @@ def _run_locked(
     pending = [m for m in matches if m.match_id not in done_ids]
     results = list(done_results)
     total = len(matches)
+    if on_start is not None:
+        on_start(total, list(done_results))
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
     results_path = out_dir / RESULTS_FILE
     stop = stop or threading.Event()

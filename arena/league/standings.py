@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.engine import Rules
+from arena.league.runmatch import start_failed_seats
 
 SCALE = 400.0 / math.log(10.0)
 """Elo points per natural log-odds unit."""
@@ -65,6 +66,9 @@ class EntryStanding:
     raw_stones_against: int = 0
     hands: int = 0
     faults: int = 0
+    start_failures: int = 0
+    """Matches in which the entry's bot (one of its processes) failed to start: its
+    team forfeited them. Not in ``faults``, which the referee counts during play."""
     rating: float = 1500.0
     rating_low: float = 1500.0
     rating_high: float = 1500.0
@@ -107,14 +111,14 @@ class Standings:
         buf = io.StringIO()
         cols = ["rank", "name", "rating", "rating_low", "rating_high", "matches", "wins", "losses", "aborted",
                 "games_won", "games_lost", "stones_for", "stones_against", "stones_per_hand", "hands", "faults",
-                "raw_stones_for", "raw_stones_against", "raw_stones_per_hand"]
+                "raw_stones_for", "raw_stones_against", "raw_stones_per_hand", "start_failures"]
         w = csv.writer(buf)
         w.writerow(cols)
         for i, e in enumerate(self.entries, start=1):
             w.writerow([i, e.name, f"{e.rating:.1f}", f"{e.rating_low:.1f}", f"{e.rating_high:.1f}", e.matches,
                         e.wins, e.losses, e.aborted, e.games_won, e.games_lost, e.stones_for, e.stones_against,
                         f"{e.stones_per_hand:.4f}", e.hands, e.faults, e.raw_stones_for, e.raw_stones_against,
-                        f"{e.raw_stones_per_hand:.4f}"])
+                        f"{e.raw_stones_per_hand:.4f}", e.start_failures])
         return buf.getvalue()
 
 
@@ -299,6 +303,7 @@ def compute_standings(
         faults = [0, 0]
         for f in rec.get("faults", []):
             faults[f["seat"] & 1] += 1
+        not_started = {seat & 1 for seat in start_failed_seats(rec)}
         for side in (0, 1):
             e = table[t[side]]
             e.matches += 1
@@ -317,6 +322,7 @@ def compute_standings(
             e.raw_stones_against += raw[1 - side]
             e.hands += rec.get("hands", 0)
             e.faults += faults[side]
+            e.start_failures += side in not_started
         if winner is not None:
             rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
     fit = fit_rating_model(list(names), rated)

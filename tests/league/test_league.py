@@ -418,8 +418,11 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
         run.proc.send_signal(signal.SIGTERM)
         code, _, stderr = run.finish(timeout=60)
     assert code == 130, stderr
-    assert "--resume" in stderr
-    assert 1 <= len(run.results()) < len(scheduled_ids)
+    saved = len(run.results())
+    assert 1 <= saved < len(scheduled_ids)
+    # One line: how many matches are saved, and the command that continues.
+    assert f"interrupted: {saved} of {len(scheduled_ids)} matches finished and saved in {out} ({saved} in this run;" in stderr
+    assert f"continue with: mus league {SMALL} --out {out} --resume" in stderr
     assert not wait_bots_gone(run.bots, timeout=5.0)
     r = mus("league", SMALL, "--out", out, "--no-progress", "--jobs", "1", "--resume")
     assert r.returncode == 0, r.stderr
