@@ -242,7 +242,7 @@ def test_derive_seed_is_stable() -> None:
     """Fixed values: a league must reproduce across runs, machines and Python versions
     (no hash randomisation). The values are those of the documented derivation (BLAKE2b
     keyed with the league seed's 32 bytes, over the label, 16 bytes), computed here
-    again; the literal pins deal 0 of the demo league (seed 2026)."""
+    again; the literal pins deal 0 of seed 2026 (the demo league's seed until it drew a secret)."""
 
     def documented(seed: int, *parts: object) -> int:
         label = ":".join(str(p) for p in parts).encode()
