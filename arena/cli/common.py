@@ -98,7 +98,9 @@ def standings_table(standings: Standings, title: str = "Standings") -> Table:
 def crosstable(standings: Standings) -> Table:
     """Match wins of each row entry against each column entry."""
     names = [e.name for e in standings.entries]
-    table = Table(title="Crosstable (match wins, row against column)")
+    title = "Crosstable (match wins, row against column)"
+    # At least as wide as its title, which rich would otherwise wrap over a small table.
+    table = Table(title=title, min_width=len(title) + 4)
     table.add_column("entry")
     for n in names:
         table.add_column(n, justify="right")
