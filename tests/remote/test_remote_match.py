@@ -64,7 +64,7 @@ def test_no_request_holds_another_seats_cards(spawn, tmp_path: Path) -> None:
         b.launch()
     for b in bots:
         b.connect()
-    cfg = config(seed=11, decision_ms=1000)
+    cfg = config(seed=11, decision_ms=1000, rules=Rules(games_to_win=3))  # long enough for discards
     played = play(bots, cfg)
     assert played.result.faults == []
     assert played.result.reason == "completed"
