@@ -97,7 +97,8 @@ def league(
     out_console.print(crosstable(run.standings))
     typer.echo(f"played now: {run.played_now}; results, logs and standings in {out}/")
     _print_seed(known, out, err=False)
-    failures = run.start_failures
+    order = {e.name: i for i, e in enumerate(config.entries)}
+    failures = sorted(run.start_failures, key=lambda f: order.get(f.entry, len(order)))  # the league file's order
     print_start_failures(failures, in_league=True)
     never = [f.entry for f in failures if f.never_started]
     if never:

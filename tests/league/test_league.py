@@ -27,6 +27,7 @@ from arena.cli.main import app
 from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.schedule import schedule
+from arena.league.standings import effective_stones
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -128,8 +129,13 @@ def test_standings_agree_with_results(league_a: Path, config) -> None:  # type: 
         assert row["aborted"] == sum(r["winner_team"] is None for r, _ in mine)
         assert row["games_won"] == sum(r["games_won"][side] for r, side in mine)
         assert row["games_lost"] == sum(r["games_won"][1 - side] for r, side in mine)
-        assert row["stones_for"] == sum(r["stones"][side] for r, side in mine)
-        assert row["stones_against"] == sum(r["stones"][1 - side] for r, side in mine)
+        # The scoreboard's stones are the raw ones; stones_for completes each game won by
+        # órdago up to the league's target (from the record's games, when it has them).
+        assert row["raw_stones_for"] == sum(r["stones"][side] for r, side in mine)
+        assert row["raw_stones_against"] == sum(r["stones"][1 - side] for r, side in mine)
+        eff = [(effective_stones(r, config.rules.target_points) or tuple(r["stones"]), side) for r, side in mine]
+        assert row["stones_for"] == sum(e[side] for e, side in eff)
+        assert row["stones_against"] == sum(e[1 - side] for e, side in eff)
         assert row["hands"] == sum(r["hands"] for r, _ in mine)
         assert row["rating_low"] <= row["rating"] <= row["rating_high"]
     cross = doc["crosstable"]
@@ -145,7 +151,8 @@ def test_standings_agree_with_results(league_a: Path, config) -> None:  # type: 
     csv_rows = [dict(zip(header, line.split(","), strict=True)) for line in csv_lines[1:]]
     assert [r["name"] for r in csv_rows] == [r["name"] for r in doc["standings"]]
     for c in csv_rows:
-        for key in ("matches", "wins", "losses", "aborted", "stones_for", "stones_against", "hands"):
+        for key in ("matches", "wins", "losses", "aborted", "stones_for", "stones_against", "raw_stones_for",
+                    "raw_stones_against", "hands", "start_failures"):
             assert int(c[key]) == rows[c["name"]][key], (c["name"], key)
         assert float(c["rating"]) == pytest.approx(rows[c["name"]]["rating"], abs=0.051)
 
