@@ -2,8 +2,10 @@
 
 Line 1 is the header (``"type": "header"``), then one ``"type": "hand"`` record per
 finished hand, written and flushed the moment the hand ends (a killed run keeps every
-finished hand), then a ``"type": "footer"`` with the result, after which the file is
-fsync'd. A reader tolerates a corrupt line: it reports the line number and goes on.
+finished hand), and one for the hand a forfeit stopped (``"finished": false``), then a
+``"type": "footer"`` with the result, after which the file is fsync'd. A reader
+tolerates a corrupt line: it reports the line number and goes on; it reads every
+schema so far (:data:`SCHEMA_VERSION`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from typing import IO, Any
 
 from arena import __version__
 
-SCHEMA_VERSION = 1
-"""Bumped on any incompatible change to the records (docs/handlog.md)."""
+SCHEMA_VERSION = 2
+"""Bumped on any incompatible change to the records (docs/handlog.md). 2: a hand record
+may be unfinished (``"finished": false``, ``stopped``, no ``result``), and a hand is
+dealt from the seat before mano after a ``mus_corrido`` cut moved the mano by an odd
+number of seats (schema 1 logs are re-played with the old dealing)."""
 
 TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus", "referee_cpus", "spin_us"})
 """The fields that differ between two runs of the same seed and deterministic bots: the
@@ -52,7 +57,7 @@ class HandLogWriter:
         self._f.flush()
 
     def hand(self, record: dict[str, Any]) -> None:
-        """Append a finished hand."""
+        """Append a hand record (finished, or stopped by a forfeit)."""
         self.write(record)
 
     def close(self, footer: dict[str, Any] | None = None) -> None:

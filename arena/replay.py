@@ -64,6 +64,11 @@ class ReplayedHand:
     rebuilt: bool = False
     """True when the hand was re-played from its own logged deal, because an earlier
     hand's record is missing or broken (its deal then cannot be checked against the seed)."""
+    finished: bool = True
+    """False for the hand a forfeit stopped (``"finished": false`` in the log)."""
+    stopped: dict[str, Any] | None = None
+    """Why and where an unfinished hand stopped, as logged (``reason``, ``detail``, ``phase``,
+    ``to_act``, ``scores``)."""
 
 
 def _rules(header: dict[str, Any]) -> Rules:
@@ -94,7 +99,9 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
     header = log.header
     rules = _rules(header)
     seed = int(header.get("seed", 0))
-    state = MusState.new(rules, seed=seed, first_dealer=header.get("first_dealer"))
+    # Logs of schema 1 were dealt from mano even after a mus_corrido cut had moved it.
+    legacy = int(header.get("schema", 1)) < 2
+    state = MusState.new(rules, seed=seed, first_dealer=header.get("first_dealer"), deal_from_mano=legacy)
     games = [0, 0]
     in_sync = True
     for rec in log.hands:
@@ -112,10 +119,11 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 )
                 in_sync = False
                 continue
+        finished = rec.get("finished", True) is not False  # schema 1: every hand finished
         hand = ReplayedHand(
             number=state.hand_no, game=state.game_no, dealer=state.dealer, mano=state.mano,
-            hands=[format_cards(h) for h in state.hands], steps=[], logged_result=rec.get("result", {}),
-            rebuilt=rebuilt,
+            hands=[format_cards(h) for h in state.hands], steps=[], logged_result=rec.get("result") or {},
+            rebuilt=rebuilt, finished=finished, stopped=rec.get("stopped") if not finished else None,
         )
         if not rebuilt and deal and (deal.get("hands") != hand.hands or deal.get("dealer") != state.dealer):
             hand.mismatches.append(f"hand {state.hand_no}: the deal differs from the seed's (log {deal.get('hands')}, engine {hand.hands})")
@@ -149,7 +157,21 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                              step.get("id") if isinstance(step.get("id"), int) else None)
             )
         if not broken:
-            if len(state.hand_results) == results_before:
+            if not finished:
+                # A hand the match stopped in: its steps must leave it unfinished, and
+                # it must agree with where the log says it stopped.
+                if len(state.hand_results) != results_before:
+                    hand.mismatches.append(f"hand {hand.number}: logged as unfinished, but its steps finish it")
+                else:
+                    stopped = hand.stopped or {}
+                    lance = state.current_lance
+                    phase = lance.name.lower() if lance is not None else state.phase.name.lower()
+                    where = {"phase": phase, "to_act": state.to_act, "scores": list(state.scores)}
+                    diffs = [k for k, v in where.items() if stopped.get(k) != v]
+                    if diffs:
+                        hand.mismatches.append(f"hand {hand.number}: where it stopped differs in {', '.join(diffs)}")
+                broken = True  # nothing can follow it
+            elif len(state.hand_results) == results_before:
                 hand.mismatches.append(f"hand {hand.number}: the logged steps do not finish the hand")
                 broken = True
             else:
@@ -176,10 +198,22 @@ def verify(log: HandLog) -> list[str]:
     for hand in replay(log):
         problems.extend(hand.mismatches)
         hands += 1
+    finished = [h for h in log.hands if h.get("finished", True) is not False]
+    for rec in log.hands[:-1]:
+        if rec.get("finished", True) is False:
+            problems.append(f"hand {rec.get('hand')} is logged as unfinished but is not the last hand")
     if log.footer is not None:
         res = log.footer.get("result", {})
-        if res.get("hands") is not None and res.get("hands") != len(log.hands):
-            problems.append(f"footer says {res.get('hands')} hands, the log holds {len(log.hands)}")
+        # The footer counts finished hands; an unfinished one is logged besides.
+        if res.get("hands") is not None and res.get("hands") != len(finished):
+            problems.append(f"footer says {res.get('hands')} hands, the log holds {len(finished)} finished")
+        logged = {h.get("hand") for h in log.hands}
+        # Schema 1 logs did not hold the hand a forfeit stopped: only newer ones must.
+        schema2 = int(log.header.get("schema", 1)) >= 2
+        for f in res.get("faults", []) if schema2 else []:
+            if isinstance(f, dict) and f.get("hand") not in logged:
+                problems.append(f"footer lists a fault of S{f.get('seat')} in hand {f.get('hand')}, "
+                                "which the log does not hold")
     return problems
 
 
@@ -198,12 +232,19 @@ def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str
         if st.sena and (seat is None or st.seat == seat or (st.sena_visible and st.sena_visible[seat])):
             sena = f"  [seña: {st.sena}]"
         timing = f"  {st.ms:.1f} ms" if st.ms is not None else ""
-        fault = f"  FAULT {st.fault['kind']}: {st.fault.get('detail', '')}" if st.fault else ""
+        # A bot_error's detail goes on with its traceback's lines: indent them under the step.
+        fault = f"  FAULT {st.fault['kind']}: {st.fault.get('detail', '')}".replace("\n", "\n         ") if st.fault else ""
         echo(f"   {st.index:>3}  {st.phase:<8} S{st.seat}  {action}{sena}{timing}{fault}")
     if hand.result is not None:
         from arena.results import format_result
 
         for line in format_result(hand.result).splitlines()[1:]:
             echo("   " + line.strip() if line.startswith("  S") else "  " + line)
+    if not hand.finished:
+        stop = hand.stopped or {}
+        scores = stop.get("scores") or ["?", "?"]
+        echo(f"   UNFINISHED: the match stopped here ({stop.get('reason', '?')}: {stop.get('detail', '')}); "
+             f"in {stop.get('phase', '?')}, S{stop.get('to_act')} to act, scores T0 {scores[0]} - T1 {scores[1]}; "
+             "nothing was counted")
     for m in hand.mismatches:
         echo(f"   MISMATCH: {m}")

@@ -62,7 +62,9 @@ def replay_cmd(
         problems = verify(log)
         for p in problems:
             typer.echo(f"MISMATCH: {p}")
-        typer.echo(f"{log_file}: {len(log.hands)} hands; " + ("verified: the engine agrees with every hand" if not problems else f"{len(problems)} problem(s)"))
+        unfinished = [h.get("hand") for h in log.hands if h.get("finished", True) is False]
+        count = f"{len(log.hands)} hands" + (f" (hand {unfinished[0]} unfinished)" if unfinished else "")
+        typer.echo(f"{log_file}: {count}; " + ("verified: the engine agrees with every hand" if not problems else f"{len(problems)} problem(s)"))
         raise typer.Exit(EXIT_FAILURE if problems else 0)
     h = log.header
     seats = ", ".join(f"S{s['seat']}={s.get('bot', '?')}" for s in h.get("seats", []))

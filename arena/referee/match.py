@@ -94,6 +94,12 @@ class MatchResult:
     """Stones scored per team over the match (all games)."""
     seats: list[SeatStats]
     detail: str = ""
+    games: list[dict[str, Any]] = field(default_factory=list)
+    """Per game begun, in order: ``game`` (its number), ``winner`` (the team, None if the
+    match stopped first), ``scores`` (at its end; for an unfinished game, after its last
+    finished hand) and ``ended_by`` (the ``ended_by`` of the hand that ended it, e.g.
+    ``count``, ``count:chica``, ``deje:pares``, ``ordago:grande``; None if unfinished).
+    From the engine's hand results: see :func:`games_record`."""
 
     @property
     def faults(self) -> list[FaultRecord]:
@@ -121,6 +127,7 @@ class MatchResult:
                 for s in self.seats
             ],
             "faults": [f.to_json() for f in self.faults],
+            "games": self.games,
         }
 
 
@@ -174,7 +181,10 @@ async def play_match_async(
 
     A player's methods may be plain or ``async`` (remote bots await the network; local
     players answer at once). ``players[s]`` takes seat ``s``. ``on_hand`` receives each finished hand's record
-    (deal, every step with its time and fault, itemised result) the moment it ends.
+    (deal, every step with its time and fault, itemised result) the moment it ends, and,
+    when a forfeit stops the match in the middle of a hand, that hand's record marked
+    unfinished (:func:`unfinished_hand_record`): every hand in which a decision was asked
+    is recorded.
 
     A decision's time excludes the arena's own stalls (the process stopped, a paused
     VM: see :class:`~arena.referee.eventloop.StallMeter`), which remote players measure
@@ -318,6 +328,8 @@ async def play_match_async(
         if fault is not None and config.max_faults and len(st.faults) >= config.max_faults:
             forfeit_team = seat & 1
             detail = f"S{seat} ({names[seat]}) reached {len(st.faults)} faults"
+            if steps and on_hand is not None:  # the hand was stopped before its end
+                on_hand(unfinished_hand_record(state, deal, steps, "forfeit", detail))
             break
     if forfeit_team is not None:
         winner: int | None = 1 - forfeit_team
@@ -329,6 +341,9 @@ async def play_match_async(
         winner = None
         reason = "aborted"
     games = _games_won(state.hand_results)
+    # A game has begun once a decision of one of its hands was asked: the hand in play
+    # when a forfeit stopped the match may be the first of a new game.
+    begun = state.game_no if forfeit_team is not None and steps else None
     result_obj = MatchResult(
         match_id=config.match_id,
         seed=config.seed,
@@ -339,6 +354,7 @@ async def play_match_async(
         stones=_stones(state.hand_results),
         seats=stats,
         detail=detail,
+        games=games_record(state.hand_results, begun),
     )
     vacas = (state.vacas[0], state.vacas[1])
     await _notify(players, "end_match", MatchEndInfo(winner, games, reason, detail, vacas), notify_error)
@@ -413,6 +429,28 @@ def _games_won(results: list[HandResult]) -> tuple[int, int]:
     return (won[0], won[1])
 
 
+def games_record(results: list[HandResult], begun: int | None = None) -> list[dict[str, Any]]:
+    """Per game begun, from the engine's hand results (``MatchResult.games``).
+
+    ``begun``: the number of a game whose hand was in play when the match stopped (it
+    counts as begun even if none of its hands finished). An unfinished game has
+    ``winner`` and ``ended_by`` None and the scores after its last finished hand (0–0
+    when none finished): dejes of a hand that never finished are not counted, as they
+    are not in ``stones``.
+    """
+    games: list[dict[str, Any]] = []
+    for r in results:
+        if not games or games[-1]["game"] != r.game:
+            games.append({"game": r.game, "winner": None, "scores": [0, 0], "ended_by": None})
+        entry = games[-1]
+        entry["scores"] = list(r.scores_after)
+        if r.game_over:
+            entry["winner"], entry["ended_by"] = r.game_winner, r.ended_by
+    if begun is not None and (not games or games[-1]["game"] != begun):
+        games.append({"game": begun, "winner": None, "scores": [0, 0], "ended_by": None})
+    return games
+
+
 def _stones(results: list[HandResult]) -> tuple[int, int]:
     """Stones scored over the match: each hand's score gain (a new game starts at 0)."""
     out = [0, 0]
@@ -423,12 +461,39 @@ def _stones(results: list[HandResult]) -> tuple[int, int]:
 
 
 def hand_record(result: HandResult, deal: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
-    """The hand log's record of one hand (schema in docs/handlog.md)."""
+    """The hand log's record of one finished hand (schema in docs/handlog.md)."""
     return {
         "type": "hand",
         "game": result.game,
         "hand": result.hand,
+        "finished": True,
         "deal": deal,
         "steps": steps,
         "result": result_to_json(result),
+    }
+
+
+def unfinished_hand_record(
+    state: MusState, deal: dict[str, Any], steps: list[dict[str, Any]], reason: str, detail: str
+) -> dict[str, Any]:
+    """The hand log's record of a hand the match stopped in (docs/handlog.md): its deal,
+    the steps played (faults included), ``"finished": false`` and ``stopped``: why
+    (``reason``, ``detail``) and where (the phase or lance, the seat that was to act
+    next, the scores then, dejes of the hand included). No ``result``: nothing was
+    counted."""
+    lance = state.current_lance
+    return {
+        "type": "hand",
+        "game": state.game_no,
+        "hand": state.hand_no,
+        "finished": False,
+        "deal": deal,
+        "steps": steps,
+        "stopped": {
+            "reason": reason,
+            "detail": detail,
+            "phase": lance.name.lower() if lance is not None else state.phase.name.lower(),
+            "to_act": state.to_act,
+            "scores": list(state.scores),
+        },
     }
