@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from adversarial_helpers import REPO, TAG_ENV, TRIVIAL_BOT
+from adversarial_helpers import TAG_ENV, TRIVIAL_BOT
 from remote_helpers import proc_state, tagged_pids, wait_gone
+from unprivileged import Runner
 
 DECISION_MS = 400
 PAUSE_S = 1.2
@@ -33,25 +32,23 @@ def tag() -> str:
     return f"adv-pause-{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
-def tagged_trivial(root: Path, tag: str) -> Path:
-    """A manifest of bench/bots/trivial carrying the test's tag (the processes it leaves are found by it)."""
-    folder = root / "trivial"
-    folder.mkdir()
+def tagged_trivial(runner: Runner, tag: str) -> Path:
+    """A copy of bench/bots/trivial in the runner's home whose manifest carries the
+    test's tag (the processes it leaves are found by it)."""
+    folder = runner.copy_in(TRIVIAL_BOT, "trivial")
     (folder / "bot.toml").write_text(
-        f'name = "trivial"\ncommand = ["python", "bot.py"]\nworkdir = "{TRIVIAL_BOT}"\nshare_cpu = true\n'
+        'name = "trivial"\ncommand = ["python", "bot.py"]\n'
         f'[env]\n{TAG_ENV} = "{tag}"\n'
     )
     return folder
 
 
-def test_pausing_the_arena_charges_no_seat(tmp_path: Path, tag: str) -> None:
-    bot = tagged_trivial(tmp_path, tag)
-    out = tmp_path / "out"
-    arena = subprocess.Popen(
-        [sys.executable, "-m", "arena", "match", str(bot), str(bot), "--out", str(out), "--games", "40",
-         "--decision-ms", str(DECISION_MS), "--max-faults", "1", "--seed", "3", "--json"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-    )
+def test_pausing_the_arena_charges_no_seat(runner: Runner, tag: str) -> None:
+    """As root and as a normal user (the arena's process is the one stopped)."""
+    bot = tagged_trivial(runner, tag)
+    out = runner.home / "out"
+    arena = runner.popen("match", str(bot), str(bot), "--out", str(out), "--games", "40",
+                         "--decision-ms", str(DECISION_MS), "--max-faults", "1", "--seed", "3", "--json")
     try:
         deadline = time.monotonic() + 60
         while len(tagged_pids(tag)) < 4:  # the four bots run: the match starts
