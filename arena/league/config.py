@@ -29,6 +29,9 @@
     name = "mixed"
     pair = ["rulebot", "random"] # an explicit mixed team of two other entries
 
+With ``players = 2`` in ``[rules]`` each entry takes one seat (a pair is refused); with
+6, each entry fills three seats, a pair as ``a, b, a`` (:meth:`LeagueConfig.seats`).
+
 Errors name the file, the line and the field.
 """
 
@@ -116,6 +119,22 @@ class LeagueConfig:
             return a, b
         assert entry.spec is not None
         return entry.spec, entry.spec
+
+    def seats(self, team0: str, team1: str) -> tuple[tuple[BotSpec, ...], tuple[str, ...]]:
+        """The bot of each seat, and the entry of each seat, for a match of ``team0`` (even
+        seats) against ``team1`` (odd seats) at this league's table (``rules.players``).
+
+        Each entry fills its team's seats in turn order with its bots (docs/league.md,
+        "Tables of 2 and 6"): 2 players, its one bot; 4, its two (a ``pair`` in its
+        order); 6, three seats: a plain entry three instances of its bot, a ``pair``
+        ``[a, b]`` plays ``a, b, a`` (its first member twice). A pair cannot sit at a
+        2-player table: :func:`load_league` refuses it.
+        """
+        n = self.rules.players
+        teams = (self.bot_specs(team0), self.bot_specs(team1))
+        specs = tuple(teams[s & 1][(s // 2) % 2] for s in range(n))
+        names = tuple((team0, team1)[s & 1] for s in range(n))
+        return specs, names
 
     def entry(self, name: str) -> Entry:
         """The entry called ``name``."""
@@ -253,7 +272,10 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         except ManifestError as exc:
             raise err(f"{fld}.bot", str(exc), "bot") from None
         entries.append(Entry(name, spec=spec))
-    for e in entries:
+    for i, e in enumerate(entries):
+        if e.pair is not None and rules.players == 2:
+            raise err(f"entry[{i}].pair", f"a 2-player table ([rules] players = 2) seats one bot per team: "
+                      f"the pair {e.name!r} cannot play; make it a bot entry, or play 4 or 6", "pair")
         if e.pair is not None:
             for member in e.pair:
                 target = next((x for x in entries if x.name == member), None)

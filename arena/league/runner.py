@@ -32,7 +32,7 @@ import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
 from arena.league.runmatch import MatchOutcome, Seating, run_match, seat_start_errors, start_failed_seats
-from arena.league.schedule import ScheduledMatch, schedule
+from arena.league.schedule import ScheduledMatch, duplicate_caveat, schedule
 from arena.league.standings import Standings, compute_standings
 from arena.referee.eventloop import check_spin_us
 from arena.referee.match import MatchConfig
@@ -467,6 +467,9 @@ def _run_locked(
     """The body of :func:`run_league`, with the folder's lock held."""
     done_ids = {r["match_id"] for r in done_results}
     matches = schedule(config, secret.seed)
+    caveat = duplicate_caveat(config)
+    if caveat is not None:
+        log.warning("league.duplicate_caveat", detail=caveat)
     identity = league_identity(config, matches)
     pending = [m for m in matches if m.match_id not in done_ids]
     results = list(done_results)
@@ -490,10 +493,8 @@ def _run_locked(
         slots.put(slot)
 
     def play(m: ScheduledMatch) -> MatchOutcome:
-        a0, a1 = config.bot_specs(m.team0)
-        b0, b1 = config.bot_specs(m.team1)
-        specs = (a0, b0, a1, b1)
-        seating = Seating((m.team0, m.team1, m.team0, m.team1))
+        specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
+        seating = Seating(names)
         mc = MatchConfig(
             rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,

@@ -3,9 +3,12 @@
 Each unordered pair of entries plays ``matches_per_pairing`` matches. Match ``k`` of a
 pair puts the first entry at the even seats when ``k`` is even and at the odd seats
 when ``k`` is odd, so both teams sit both ways. In **duplicate** mode matches ``2d`` and
-``2d + 1`` share one deal seed (the deal of every hand depends only on the seed and the
-hand number), so each team plays the other's cards; and deal ``d`` uses the same seed
-in every pairing, so all entries meet the same luck.
+``2d + 1`` share one deal seed, so in every hand both reach each team holds the cards
+the other team held in the twin (the engine deals hand ``k`` from the seed and ``k``
+alone, to the same seats' parity whatever was played before); and deal ``d`` uses the
+same seed in every pairing, so all entries meet the same luck. Under ``mus_corrido`` a
+cut can make the other team mano in one twin: the cards are the same, the positions
+then not (:func:`duplicate_caveat`, docs/league.md).
 
 Match seeds are 128-bit values of a keyed hash of the league secret (BLAKE2b keyed with
 it): one match's seed, even known, says nothing about the secret or the other seeds.
@@ -17,6 +20,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
+from arena.engine import MusCorrido
 from arena.league.config import LeagueConfig
 
 
@@ -46,6 +50,18 @@ def derive_seed(league_seed: int, *parts: object) -> int:
     label = ":".join(str(p) for p in parts).encode()
     digest = hashlib.blake2b(label, key=league_seed.to_bytes(32, "big"), digest_size=16).digest()
     return int.from_bytes(digest, "big")
+
+
+def duplicate_caveat(config: LeagueConfig) -> str | None:
+    """What duplicate deals cannot promise under this league's rules, for a warning at
+    the league's start; None when the twins of each deal play every hand they both
+    reach with the same cards in the same places (always, without ``mus_corrido``)."""
+    if not config.duplicate or config.rules.mus_corrido is MusCorrido.OFF:
+        return None
+    return (f"duplicate with mus_corrido = {config.rules.mus_corrido.value}: each team still gets, in every hand, "
+            "the cards the other team had in the twin match, but once a cut (or an all-mus round) has moved "
+            "the mano differently in the two twins, the other team may be mano there: the same cards, not the "
+            "same positions (docs/league.md, Duplicate)")
 
 
 def schedule(config: LeagueConfig, secret: int | None = None) -> list[ScheduledMatch]:
