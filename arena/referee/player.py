@@ -31,7 +31,8 @@ class FaultKind(enum.Enum):
     ILLEGAL_SENA = "illegal_sena"
     """The seña is not allowed (untrue, wrong time, señas off); the action still counts."""
     BOT_ERROR = "bot_error"
-    """The bot's own code raised (in-process bots)."""
+    """The bot's own code failed: it answered with a ``BotError`` (a bot over gRPC, e.g.
+    the Python SDK's when ``decide()`` raised), or it raised (in-process bots)."""
 
 
 class BotFault(Exception):

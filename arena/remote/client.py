@@ -8,7 +8,9 @@ throughput). :meth:`RemoteBot.decide` waits for the answer naming its request id
 the deadline. Everything a bot can do wrong
 becomes a :class:`~arena.referee.player.BotFault`: no answer in time (TIMEOUT), a dead
 process or stream (CRASH), an unreadable answer (MALFORMED), another request's id
-(WRONG_REQUEST). A late answer to an earlier, timed-out request is discarded, and so is
+(WRONG_REQUEST), and the bot's own report that it failed, a ``BotError`` answer
+(BOT_ERROR, at once; :func:`bot_error_detail` makes what it says printable and short).
+A late answer to an earlier, timed-out request is discarded, and so is
 an answer to a request that was already charged as WRONG_REQUEST.
 
 What a hostile bot cannot do (issue 14, points 7 and 8):
@@ -81,6 +83,45 @@ hands take a few MiB. Beyond, it flooded its stream (this bounds the arena's wor
 parsing a bot's padding, not only its memory)."""
 
 _STOPPED_READING = "the bot stopped reading its stream"
+
+
+ERROR_TYPE_CHARS = 100
+"""Characters of a ``BotError``'s type shown in a fault's detail."""
+ERROR_MESSAGE_CHARS = 500
+"""Characters of a ``BotError``'s message shown in a fault's detail."""
+TRACEBACK_LINES = (2, 4)
+"""Lines of a ``BotError``'s traceback shown in a fault's detail: all of them up to
+the sum plus one, else the first ones (the bot's own entry point, e.g. ``decide``) and
+the last ones (where it failed), with a line that counts those left out between."""
+TRACEBACK_LINE_CHARS = 200
+"""Characters of each traceback line shown."""
+
+
+def bot_error_detail(error: svc.BotError) -> str:
+    """The detail of the BOT_ERROR fault a bot's ``BotError`` answer is charged as:
+    ``Type: message`` on one line, then a few lines of its traceback, indented by four
+    spaces. Text from a bot: made printable (no control characters, one line per line)
+    and capped, so that it can go into the hand log and on the operator's terminal."""
+    kind = printable(error.error_type, ERROR_TYPE_CHARS) or "error"
+    # One line: a message's own line breaks become spaces (printable would escape them).
+    message = printable(error.message[:ERROR_MESSAGE_CHARS].replace("\r\n", " ").replace("\n", " "))
+    head = f"{kind}: {message}" if message else kind
+    # A bot's text is untrusted: only its two ends are split into lines, never more
+    # than can be shown (its message may be up to 1 MiB).
+    first, last = TRACEBACK_LINES
+    text = error.traceback
+    budget = (first + last + 1) * TRACEBACK_LINE_CHARS * 4
+    if len(text) <= 2 * budget:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > first + last + 1:
+            lines = [*lines[:first], f"… ({len(lines) - first - last} lines left out)", *lines[-last:]]
+    else:
+        head_lines = [line for line in text[:budget].splitlines() if line.strip()][:first]
+        tail_lines = [line for line in text[-budget:].splitlines()[1:] if line.strip()][-last:]  # [0] may be cut
+        left_out = text.count("\n") + 1 - len(head_lines) - len(tail_lines)  # blank lines counted
+        lines = [*head_lines, f"… (about {left_out} lines left out)", *tail_lines]
+    shown = [printable(line, TRACEBACK_LINE_CHARS) for line in lines]
+    return "\n".join([head, *("    " + line for line in shown)])
 
 
 class _Inbox:
@@ -241,7 +282,7 @@ class RemoteBot:
         else:
             assert isinstance(self.spec, BotAddress)
             target = self.spec.target
-        options = [
+        options: list[tuple[str, Any]] = [
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.enable_http_proxy", 0),
@@ -611,9 +652,13 @@ class RemoteBot:
             message = svc.PlayResponse.FromString(response)
         except Exception:  # protobuf's DecodeError: not a PlayResponse at all
             raise BotFault(FaultKind.MALFORMED, f"the answer does not parse ({len(response)} bytes)") from None
-        if message.WhichOneof("message") != "decision":
+        which = message.WhichOneof("message")
+        if which == "decision":
+            d = message.decision
+        elif which == "error":
+            d = message.error  # "I failed": charged below, once its id is checked
+        else:
             raise BotFault(FaultKind.MALFORMED, "the answer holds no decision")
-        d = message.decision
         if d.request_id != request_id:
             if d.request_id in self._late_ok:
                 self._late_ok.discard(d.request_id)  # a late answer to a timed-out request
@@ -621,6 +666,8 @@ class RemoteBot:
             # The bot may still answer this request: that answer will be stale too.
             self._late_ok.add(request_id)
             raise BotFault(FaultKind.WRONG_REQUEST, f"answered request {d.request_id}, asked {request_id}")
+        if which == "error":
+            raise BotFault(FaultKind.BOT_ERROR, bot_error_detail(d))
         try:
             action = wire.action_from_pb(d.action)
             sena = wire.sena_from_pb(d.sena) if d.HasField("sena") else None

@@ -36,7 +36,7 @@ from mus_sdk.convert import (
     observation_from_proto,
 )
 
-__all__ = ["BotServicer", "serve", "start_server"]
+__all__ = ["BotServicer", "error_response", "serve", "start_server"]
 
 _SENA_TO_PB = 1  # proto Sena number = SDK Sena value + 1 (0 is SENA_UNSPECIFIED)
 
@@ -51,8 +51,11 @@ class BotServicer(svc_grpc.BotServiceServicer):
     """The ``mus.v1.BotService`` implementation around one :class:`Bot`.
 
     It only translates: protobuf in, SDK values to the bot's methods, protobuf out. An
-    exception in bot code is printed to stderr and never kills the server; a failed
-    decision is simply not answered, so the arena applies its timeout/fault policy.
+    exception in bot code is printed to stderr and never kills the server. A failed
+    decision (``decide()`` raised, or what it returned cannot be sent) is answered with a
+    ``BotError`` naming the exception's type, message and traceback
+    (:func:`error_response`): the arena charges the fault at once, instead of waiting
+    for the deadline, and shows why.
     """
 
     def __init__(self, bot: Bot, on_shutdown: Callable[[], None] | None = None) -> None:
@@ -103,9 +106,14 @@ class BotServicer(svc_grpc.BotServiceServicer):
                     fill_action(out.action, action)
                     if sena is not None:
                         out.sena = sena + _SENA_TO_PB  # type: ignore[assignment]
-                except Exception:
+                except Exception as exc:
                     _report(f"decide() for request {msg.request_id}")
-                    continue  # no answer: the arena's deadline and fault policy apply
+                    # Say "I failed" rather than stay silent: the arena charges the
+                    # fault now (not at the deadline) and shows the exception.
+                    try:
+                        response = error_response(msg.request_id, exc)
+                    except Exception:  # e.g. a MemoryError again: the deadline will tell
+                        continue
                 yield response
             elif which == "match_start":
                 self._hook("on_match_start", match_info_from_proto, request.match_start)
@@ -138,6 +146,43 @@ class BotServicer(svc_grpc.BotServiceServicer):
 def _overrides(bot: Bot, name: str) -> bool:
     """Whether ``bot`` has its own ``name`` method (in its class or set on the instance)."""
     return name in vars(bot) or getattr(type(bot), name, None) is not getattr(Bot, name)
+
+
+ERROR_TYPE_CHARS = 200
+"""Longest exception type name sent in a ``BotError`` (the arena shows at most 100)."""
+ERROR_MESSAGE_CHARS = 2000
+"""Longest exception message sent in a ``BotError`` (the arena shows at most 500)."""
+TRACEBACK_FRAMES = 20
+"""Innermost frames sent in a ``BotError``'s traceback (the arena shows a few lines)."""
+TRACEBACK_LINE_CHARS = 300
+"""Longest line of a ``BotError``'s traceback."""
+
+
+def error_response(request_id: int, exc: BaseException) -> svc_pb.PlayResponse:
+    """The ``PlayResponse`` that tells the arena the decision of ``request_id`` failed
+    with ``exc``: its type, message and traceback, each capped (a bot's answer must stay
+    well under the arena's 1 MiB message limit whatever the exception holds).
+
+    The traceback lists the innermost :data:`TRACEBACK_FRAMES` frames, outermost first as
+    Python prints them, two lines a frame (``File "…", line N, in f`` and the source
+    line), without the SDK's own frame in this module: it starts at the bot's ``decide``.
+    """
+    response = svc_pb.PlayResponse()
+    error = response.error
+    error.request_id = request_id
+    error.error_type = type(exc).__qualname__[:ERROR_TYPE_CHARS]
+    try:
+        error.message = str(exc)[:ERROR_MESSAGE_CHARS]
+    except Exception:  # a bot's exception whose __str__ fails: its type must still go out
+        error.message = "(str() of the exception raised)"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    lines: list[str] = []
+    for frame in frames[-TRACEBACK_FRAMES:]:
+        lines.append(f'File "{frame.filename}", line {frame.lineno}, in {frame.name}'[:TRACEBACK_LINE_CHARS])
+        if frame.line:
+            lines.append(f"  {frame.line.strip()}"[:TRACEBACK_LINE_CHARS])
+    error.traceback = "\n".join(lines)
+    return response
 
 
 def _report(what: str) -> None:

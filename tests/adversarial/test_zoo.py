@@ -189,12 +189,13 @@ def test_memory_hog_is_stopped_by_its_limit(spawn, pool) -> None:
     assert rss.growth < ARENA_RSS_LIMIT
 
 
-def test_memory_hog_in_an_sdk_bot_times_out(spawn, pool) -> None:
+def test_memory_hog_in_an_sdk_bot_is_a_bot_error(spawn, pool) -> None:
     """The same hog in a Python SDK bot's decide(): the SDK catches the MemoryError,
-    prints it and leaves the request unanswered: TIMEOUT faults, then forfeit."""
+    prints it and answers that it failed (a BotError): BOT_ERROR faults, then forfeit."""
     bot = spawn("memory_hog_sdk", MUS_ZOO_AT="2", limits={"memory_mb": 400})
     played = play(pool.table(bot, 3), config())
-    assert_forfeit(played, 3, FaultKind.TIMEOUT)
+    assert_forfeit(played, 3, FaultKind.BOT_ERROR)
+    assert all(f.detail.startswith("MemoryError\n") and "in hog" in f.detail for f in played.result.faults)
     close_all([bot])
     assert "MemoryError" in log_text(bot, "stderr")
 

@@ -49,7 +49,7 @@ class RecordingBot(Bot):
     def decide(self, obs: Observation) -> Action | tuple[Action, Sena | None]:
         self.calls.append(f"decide:{obs.request_id}")
         if obs.request_id == 13:
-            raise RuntimeError("boom")
+            raise RuntimeError("boom")  # _RAISE_LINE
         assert obs.legal.envido_range is not None
         return envido(obs.legal.envido_range.min_amount), Sena.DOS_REYES
 
@@ -58,6 +58,9 @@ class RecordingBot(Bot):
 
     def on_match_end(self, result: MatchResult) -> None:
         self.calls.append(f"match_end:{result.winner_team}")
+
+
+_RAISE_LINE = next(i for i, line in enumerate(Path(__file__).read_text().splitlines(), 1) if line.endswith("# _RAISE_LINE"))
 
 
 class Stream:
@@ -120,7 +123,8 @@ def test_get_info_asks_to_skip_hand_ends_only_for_bots_without_the_hook() -> Non
 
 
 def test_play_stream(served: tuple[svc_grpc.BotServiceStub, RecordingBot, threading.Event]) -> None:
-    """Decisions name their request; a failing decide() gets no answer but the stream lives on."""
+    """Decisions name their request; a failing decide() is answered with a BotError (its
+    type, message and traceback) and the stream lives on."""
     stub, bot, _ = served
     stream = Stream(stub)
     stream.send(match_start=cv.match_info_to_proto(MatchInfo("m", 1, (3,), 4, Rules())))
@@ -130,6 +134,12 @@ def test_play_stream(served: tuple[svc_grpc.BotServiceStub, RecordingBot, thread
     assert cv.decision_from_proto(first.decision) == (7, envido(2), Sena.DOS_REYES)
     stream.send(decision_request=cv.observation_to_proto(make_observation(request_id=13)))  # raises
     stream.send(decision_request=cv.observation_to_proto(make_observation(request_id=14)))
+    failed = next(stream.responses)
+    assert failed.WhichOneof("message") == "error"
+    assert (failed.error.request_id, failed.error.error_type, failed.error.message) == (13, "RuntimeError", "boom")
+    # From the bot's decide() on: the SDK's own frame is not the bot author's business.
+    trace = failed.error.traceback.splitlines()
+    assert trace == [f'File "{__file__}", line {_RAISE_LINE}, in decide', '  raise RuntimeError("boom")  # _RAISE_LINE']
     assert next(stream.responses).decision.request_id == 14
     summary = HandSummary(
         0,

@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from mus.v1 import game_pb2 as mus_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mus/v1/bot_service.proto\x12\x06mus.v1\x1a\x11mus/v1/game.proto\"+\n\x0eGetInfoRequest\x12\x19\n\x11protocol_versions\x18\x01 \x03(\r\"\x80\x01\n\x0fGetInfoResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x19\n\x11protocol_versions\x18\x04 \x03(\r\x12\x0b\n\x03sdk\x18\x05 \x01(\t\x12\x16\n\x0eskip_hand_ends\x18\x06 \x01(\x08\"\xc4\x01\n\x0bPlayRequest\x12)\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x12.mus.v1.MatchStartH\x00\x12\x33\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\x17.mus.v1.DecisionRequestH\x00\x12#\n\x08hand_end\x18\x03 \x01(\x0b\x32\x0f.mus.v1.HandEndH\x00\x12%\n\tmatch_end\x18\x04 \x01(\x0b\x32\x10.mus.v1.MatchEndH\x00\x42\t\n\x07message\"?\n\x0cPlayResponse\x12$\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x10.mus.v1.DecisionH\x00\x42\t\n\x07message\"\x11\n\x0fShutdownRequest\"\x12\n\x10ShutdownResponse\"\xf9\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x15\n\rpartner_seats\x18\x03 \x03(\r\x12\x11\n\tnum_seats\x18\x04 \x01(\r\x12\x1c\n\x05rules\x18\x05 \x01(\x0b\x32\r.mus.v1.Rules\x12\x0e\n\x06scores\x18\x06 \x03(\r\x12\x11\n\tgames_won\x18\x07 \x03(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\x04\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\t \x01(\r\x12\x18\n\x10protocol_version\x18\n \x01(\r\x12\x12\n\nseat_names\x18\x0b \x03(\t\"\x92\x04\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x1c\n\x05phase\x18\x03 \x01(\x0e\x32\r.mus.v1.Phase\x12\x1c\n\x05lance\x18\x04 \x01(\x0e\x32\r.mus.v1.Lance\x12*\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x13.mus.v1.LegalAction\x12\x1b\n\x05\x63\x61rds\x18\x06 \x03(\x0b\x32\x0c.mus.v1.Card\x12\x0c\n\x04mano\x18\x07 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x08 \x01(\r\x12\x0e\n\x06scores\x18\t \x03(\r\x12\x1e\n\x07history\x18\n \x03(\x0b\x32\r.mus.v1.Event\x12\x1c\n\x03\x62\x65t\x18\x0b \x01(\x0b\x32\x0f.mus.v1.LiveBet\x12!\n\x0blegal_senas\x18\x0c \x03(\x0e\x32\x0c.mus.v1.Sena\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\r \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x0e \x01(\x04\x12\x15\n\rdiscard_round\x18\x0f \x01(\r\x12\x10\n\x08match_id\x18\x10 \x01(\t\x12\x0c\n\x04game\x18\x11 \x01(\r\x12\x0c\n\x04hand\x18\x12 \x01(\r\x12\x11\n\tgames_won\x18\x13 \x03(\r\x12\x15\n\rtarget_points\x18\x14 \x01(\r\x12\x1c\n\x05rules\x18\x15 \x01(\x0b\x32\r.mus.v1.Rules\x12\x11\n\tvacas_won\x18\x16 \x03(\r\"U\n\x07LiveBet\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05stake\x18\x03 \x01(\r\x12\x0c\n\x04\x64\x65je\x18\x04 \x01(\r\x12\x11\n\tis_ordago\x18\x05 \x01(\x08\"@\n\x07HandEnd\x12\"\n\x06result\x18\x01 \x01(\x0b\x32\x12.mus.v1.HandResult\x12\x11\n\tgames_won\x18\x02 \x03(\r\"\x92\x01\n\x08MatchEnd\x12\x11\n\tgames_won\x18\x01 \x03(\r\x12\x18\n\x0bwinner_team\x18\x02 \x01(\rH\x00\x88\x01\x01\x12&\n\x06reason\x18\x03 \x01(\x0e\x32\x16.mus.v1.MatchEndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12\x11\n\tvacas_won\x18\x05 \x03(\rB\x0e\n\x0c_winner_team\"h\n\x08\x44\x65\x63ision\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x1e\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0e.mus.v1.Action\x12\x1f\n\x04sena\x18\x03 \x01(\x0e\x32\x0c.mus.v1.SenaH\x00\x88\x01\x01\x42\x07\n\x05_sena*\x8e\x01\n\x0eMatchEndReason\x12 \n\x1cMATCH_END_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMATCH_END_REASON_COMPLETED\x10\x01\x12\x1c\n\x18MATCH_END_REASON_FORFEIT\x10\x02\x12\x1c\n\x18MATCH_END_REASON_ABORTED\x10\x03\x32\xbe\x01\n\nBotService\x12:\n\x07GetInfo\x12\x16.mus.v1.GetInfoRequest\x1a\x17.mus.v1.GetInfoResponse\x12\x35\n\x04Play\x12\x13.mus.v1.PlayRequest\x1a\x14.mus.v1.PlayResponse(\x01\x30\x01\x12=\n\x08Shutdown\x12\x17.mus.v1.ShutdownRequest\x1a\x18.mus.v1.ShutdownResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mus/v1/bot_service.proto\x12\x06mus.v1\x1a\x11mus/v1/game.proto\"+\n\x0eGetInfoRequest\x12\x19\n\x11protocol_versions\x18\x01 \x03(\r\"\x80\x01\n\x0fGetInfoResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x19\n\x11protocol_versions\x18\x04 \x03(\r\x12\x0b\n\x03sdk\x18\x05 \x01(\t\x12\x16\n\x0eskip_hand_ends\x18\x06 \x01(\x08\"\xc4\x01\n\x0bPlayRequest\x12)\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x12.mus.v1.MatchStartH\x00\x12\x33\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\x17.mus.v1.DecisionRequestH\x00\x12#\n\x08hand_end\x18\x03 \x01(\x0b\x32\x0f.mus.v1.HandEndH\x00\x12%\n\tmatch_end\x18\x04 \x01(\x0b\x32\x10.mus.v1.MatchEndH\x00\x42\t\n\x07message\"b\n\x0cPlayResponse\x12$\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x10.mus.v1.DecisionH\x00\x12!\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x10.mus.v1.BotErrorH\x00\x42\t\n\x07message\"\x11\n\x0fShutdownRequest\"\x12\n\x10ShutdownResponse\"\xf9\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x15\n\rpartner_seats\x18\x03 \x03(\r\x12\x11\n\tnum_seats\x18\x04 \x01(\r\x12\x1c\n\x05rules\x18\x05 \x01(\x0b\x32\r.mus.v1.Rules\x12\x0e\n\x06scores\x18\x06 \x03(\r\x12\x11\n\tgames_won\x18\x07 \x03(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\x04\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\t \x01(\r\x12\x18\n\x10protocol_version\x18\n \x01(\r\x12\x12\n\nseat_names\x18\x0b \x03(\t\"\x92\x04\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x1c\n\x05phase\x18\x03 \x01(\x0e\x32\r.mus.v1.Phase\x12\x1c\n\x05lance\x18\x04 \x01(\x0e\x32\r.mus.v1.Lance\x12*\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x13.mus.v1.LegalAction\x12\x1b\n\x05\x63\x61rds\x18\x06 \x03(\x0b\x32\x0c.mus.v1.Card\x12\x0c\n\x04mano\x18\x07 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x08 \x01(\r\x12\x0e\n\x06scores\x18\t \x03(\r\x12\x1e\n\x07history\x18\n \x03(\x0b\x32\r.mus.v1.Event\x12\x1c\n\x03\x62\x65t\x18\x0b \x01(\x0b\x32\x0f.mus.v1.LiveBet\x12!\n\x0blegal_senas\x18\x0c \x03(\x0e\x32\x0c.mus.v1.Sena\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\r \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x0e \x01(\x04\x12\x15\n\rdiscard_round\x18\x0f \x01(\r\x12\x10\n\x08match_id\x18\x10 \x01(\t\x12\x0c\n\x04game\x18\x11 \x01(\r\x12\x0c\n\x04hand\x18\x12 \x01(\r\x12\x11\n\tgames_won\x18\x13 \x03(\r\x12\x15\n\rtarget_points\x18\x14 \x01(\r\x12\x1c\n\x05rules\x18\x15 \x01(\x0b\x32\r.mus.v1.Rules\x12\x11\n\tvacas_won\x18\x16 \x03(\r\"U\n\x07LiveBet\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05stake\x18\x03 \x01(\r\x12\x0c\n\x04\x64\x65je\x18\x04 \x01(\r\x12\x11\n\tis_ordago\x18\x05 \x01(\x08\"@\n\x07HandEnd\x12\"\n\x06result\x18\x01 \x01(\x0b\x32\x12.mus.v1.HandResult\x12\x11\n\tgames_won\x18\x02 \x03(\r\"\x92\x01\n\x08MatchEnd\x12\x11\n\tgames_won\x18\x01 \x03(\r\x12\x18\n\x0bwinner_team\x18\x02 \x01(\rH\x00\x88\x01\x01\x12&\n\x06reason\x18\x03 \x01(\x0e\x32\x16.mus.v1.MatchEndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12\x11\n\tvacas_won\x18\x05 \x03(\rB\x0e\n\x0c_winner_team\"h\n\x08\x44\x65\x63ision\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x1e\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0e.mus.v1.Action\x12\x1f\n\x04sena\x18\x03 \x01(\x0e\x32\x0c.mus.v1.SenaH\x00\x88\x01\x01\x42\x07\n\x05_sena\"V\n\x08\x42otError\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x12\n\nerror_type\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x11\n\ttraceback\x18\x04 \x01(\t*\x8e\x01\n\x0eMatchEndReason\x12 \n\x1cMATCH_END_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMATCH_END_REASON_COMPLETED\x10\x01\x12\x1c\n\x18MATCH_END_REASON_FORFEIT\x10\x02\x12\x1c\n\x18MATCH_END_REASON_ABORTED\x10\x03\x32\xbe\x01\n\nBotService\x12:\n\x07GetInfo\x12\x16.mus.v1.GetInfoRequest\x1a\x17.mus.v1.GetInfoResponse\x12\x35\n\x04Play\x12\x13.mus.v1.PlayRequest\x1a\x14.mus.v1.PlayResponse(\x01\x30\x01\x12=\n\x08Shutdown\x12\x17.mus.v1.ShutdownRequest\x1a\x18.mus.v1.ShutdownResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mus.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MATCHENDREASON']._serialized_start=1728
-  _globals['_MATCHENDREASON']._serialized_end=1870
+  _globals['_MATCHENDREASON']._serialized_start=1851
+  _globals['_MATCHENDREASON']._serialized_end=1993
   _globals['_GETINFOREQUEST']._serialized_start=55
   _globals['_GETINFOREQUEST']._serialized_end=98
   _globals['_GETINFORESPONSE']._serialized_start=101
@@ -41,23 +41,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PLAYREQUEST']._serialized_start=232
   _globals['_PLAYREQUEST']._serialized_end=428
   _globals['_PLAYRESPONSE']._serialized_start=430
-  _globals['_PLAYRESPONSE']._serialized_end=493
-  _globals['_SHUTDOWNREQUEST']._serialized_start=495
-  _globals['_SHUTDOWNREQUEST']._serialized_end=512
-  _globals['_SHUTDOWNRESPONSE']._serialized_start=514
-  _globals['_SHUTDOWNRESPONSE']._serialized_end=532
-  _globals['_MATCHSTART']._serialized_start=535
-  _globals['_MATCHSTART']._serialized_end=784
-  _globals['_DECISIONREQUEST']._serialized_start=787
-  _globals['_DECISIONREQUEST']._serialized_end=1317
-  _globals['_LIVEBET']._serialized_start=1319
-  _globals['_LIVEBET']._serialized_end=1404
-  _globals['_HANDEND']._serialized_start=1406
-  _globals['_HANDEND']._serialized_end=1470
-  _globals['_MATCHEND']._serialized_start=1473
-  _globals['_MATCHEND']._serialized_end=1619
-  _globals['_DECISION']._serialized_start=1621
-  _globals['_DECISION']._serialized_end=1725
-  _globals['_BOTSERVICE']._serialized_start=1873
-  _globals['_BOTSERVICE']._serialized_end=2063
+  _globals['_PLAYRESPONSE']._serialized_end=528
+  _globals['_SHUTDOWNREQUEST']._serialized_start=530
+  _globals['_SHUTDOWNREQUEST']._serialized_end=547
+  _globals['_SHUTDOWNRESPONSE']._serialized_start=549
+  _globals['_SHUTDOWNRESPONSE']._serialized_end=567
+  _globals['_MATCHSTART']._serialized_start=570
+  _globals['_MATCHSTART']._serialized_end=819
+  _globals['_DECISIONREQUEST']._serialized_start=822
+  _globals['_DECISIONREQUEST']._serialized_end=1352
+  _globals['_LIVEBET']._serialized_start=1354
+  _globals['_LIVEBET']._serialized_end=1439
+  _globals['_HANDEND']._serialized_start=1441
+  _globals['_HANDEND']._serialized_end=1505
+  _globals['_MATCHEND']._serialized_start=1508
+  _globals['_MATCHEND']._serialized_end=1654
+  _globals['_DECISION']._serialized_start=1656
+  _globals['_DECISION']._serialized_end=1760
+  _globals['_BOTERROR']._serialized_start=1762
+  _globals['_BOTERROR']._serialized_end=1848
+  _globals['_BOTSERVICE']._serialized_start=1996
+  _globals['_BOTSERVICE']._serialized_end=2186
 # @@protoc_insertion_point(module_scope)

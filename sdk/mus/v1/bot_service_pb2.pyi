@@ -55,10 +55,12 @@ class PlayRequest(_message.Message):
     def __init__(self, match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., hand_end: _Optional[_Union[HandEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("decision",)
+    __slots__ = ("decision", "error")
     DECISION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     decision: Decision
-    def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
+    error: BotError
+    def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ..., error: _Optional[_Union[BotError, _Mapping]] = ...) -> None: ...
 
 class ShutdownRequest(_message.Message):
     __slots__ = ()
@@ -187,3 +189,15 @@ class Decision(_message.Message):
     action: _game_pb2.Action
     sena: _game_pb2.Sena
     def __init__(self, request_id: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.Action, _Mapping]] = ..., sena: _Optional[_Union[_game_pb2.Sena, str]] = ...) -> None: ...
+
+class BotError(_message.Message):
+    __slots__ = ("request_id", "error_type", "message", "traceback")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TRACEBACK_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    error_type: str
+    message: str
+    traceback: str
+    def __init__(self, request_id: _Optional[int] = ..., error_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ...) -> None: ...

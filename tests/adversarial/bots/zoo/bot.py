@@ -32,7 +32,7 @@ tests override them):
     stderr, and lets the error escape its Play handler, as most bot code would.
 ``memory_hog_sdk``
     the same allocation inside ``Bot.decide`` of the Python SDK (which catches the error
-    and leaves the request unanswered).
+    and answers with a ``BotError``).
 ``cpu_burn``
     from decision ``MUS_ZOO_AT`` on, spins in a busy loop inside decide, forever.
 ``probe``

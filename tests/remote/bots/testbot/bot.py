@@ -41,6 +41,12 @@ Driven by environment variables (set in the manifest's ``[env]``; the tests over
     numbered lines to stderr (default 40) and exits with code 5.
     ``few_threads``: plays, served by a pool of ``MUS_TEST_WORKERS`` threads (default 2),
     so that it serves only that many ``Play`` streams at once.
+    ``raise``: served by the SDK's own ``BotServicer.Play``; from decision ``MUS_TEST_AT``
+    on, ``decide()`` raises ``ValueError`` (in a helper it calls): the SDK answers with a
+    ``BotError``.
+    ``raise_silent``: the same exception, handled as the SDK did before ``BotError``
+    existed (and as a bot in another language may still do): printed to stderr, the
+    request left unanswered.
 ``MUS_BOT_SEED``: seed of the random play.
 
 It serves with its own small loop (not ``mus_sdk.serve``) so that it can answer raw
@@ -57,6 +63,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from concurrent import futures
 
 import grpc
@@ -111,8 +118,12 @@ class RandomPlay(Bot):
 
     def __init__(self) -> None:
         self.rng = random.Random(int(os.environ.get("MUS_BOT_SEED", "0")))
+        self.decided = 0
 
     def decide(self, obs: Observation):  # type: ignore[no-untyped-def]
+        self.decided += 1
+        if MODE in ("raise", "raise_silent") and self.decided >= AT:
+            explode(obs.request_id)
         if MODE == "record" and self.rng.random() < 0.85:
             for a in (NO_MUS, PASO, NO_QUIERO):
                 if a in obs.legal:
@@ -121,6 +132,11 @@ class RandomPlay(Bot):
         if MUS in obs.legal and self.rng.random() < 0.8:
             return MUS
         return self.rng.choice([a for a in obs.legal.concrete(max_envido=4) if a != ORDAGO])
+
+
+def explode(request_id: int) -> None:
+    """Raise for ``request_id``: a frame below ``decide``, as a bot's own helper would."""
+    raise ValueError(f"testbot: raising as asked at request {request_id}")
 
 
 def card_index(card: object) -> int:
@@ -187,6 +203,9 @@ class FaultServicer(BotServicer):
         self.spy_file.flush()
 
     def Play(self, request_iterator, context):  # type: ignore[no-untyped-def]
+        if MODE == "raise":  # the SDK's own answer to an exception in decide()
+            yield from super().Play(request_iterator, context)
+            return
         first_id = 0
         for request in request_iterator:
             if self.spy_file is not None:
@@ -243,6 +262,14 @@ class FaultServicer(BotServicer):
                 response = svc_pb.PlayResponse()
                 response.decision.request_id = req.request_id
                 response.decision.action.MergeFromString(HUGE_ACTION)
+                yield response
+            elif MODE == "raise_silent":
+                try:
+                    response = self.answer(req)
+                except Exception:
+                    traceback.print_exc()  # and no answer: the arena waits for the deadline
+                    sys.stderr.flush()
+                    continue
                 yield response
             elif MODE == "no_action":
                 response = svc_pb.PlayResponse()
