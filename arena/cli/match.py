@@ -131,6 +131,10 @@ def match(
                    f"{res.reason}{detail}")
         for f in res.faults:
             typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
+        # Where to look next: a faulting bot's stderr holds its tracebacks and logs.
+        for seat in sorted({f.seat for f in res.faults}):
+            if seat < len(outcome.stderr_logs) and (path := outcome.stderr_logs[seat]) is not None:
+                typer.echo(f"  S{seat} ({outcome.seating.seats[seat]}) stderr: {path}")
         typer.echo(f"hand log: {outcome.log_path}")
     # After the match only: a bot must not learn the seed while it plays.
     typer.echo(seed_line(match_seed, secret_path), err=json_out)

@@ -53,6 +53,9 @@ class MatchOutcome:
     quotes the bot's exit code and the first and last lines of its stderr)."""
     start_failed: tuple[int, ...] = ()
     """The seats whose bot failed to start."""
+    stderr_logs: tuple[Path | None, ...] = ()
+    """Per seat, the file its bot process's stderr went to (None: a bot at an address;
+    empty: in-process players). The console names it for a seat that faulted."""
 
     def to_json(self) -> dict[str, Any]:
         """As plain JSON values (one line of results.jsonl)."""
@@ -197,7 +200,9 @@ def run_match(
                     spin_us=spin_us,
                 )
         writer.close({"result": result.to_json()})
-    return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)))
+    stderr_logs = tuple(b.process.stderr_log if b.process is not None else None for b in bots)
+    return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)),
+                        stderr_logs)
 
 
 def _log_start_failures(match_id: str, specs: Sequence[BotSpec], seating: Seating,

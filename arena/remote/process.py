@@ -230,9 +230,15 @@ class BotProcess:
         self._line_ready.set()
         self._copy(stream, self.log_dir / f"{self.label}.stdout.log", "stdout_bytes", None)
 
+    @property
+    def stderr_log(self) -> Path:
+        """The file the bot's stderr is copied to (``<log_dir>/<label>.stderr.log``):
+        where a bot's tracebacks are, so the console names it when the bot faults."""
+        return self.log_dir / f"{self.label}.stderr.log"
+
     def _drain_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
-        self._copy(self.proc.stderr, self.log_dir / f"{self.label}.stderr.log", "stderr_bytes", self._stderr_tail)
+        self._copy(self.proc.stderr, self.stderr_log, "stderr_bytes", self._stderr_tail)
 
     def _copy(self, stream: object, path: Path, counter: str, tail: deque[str] | None) -> None:
         written = 0
@@ -261,7 +267,7 @@ class BotProcess:
         lines = self.stderr_excerpt()
         if not lines:
             return " (its stderr was empty)"
-        return f"; its stderr ({self.log_dir / (self.label + '.stderr.log')}):\n  " + "\n  ".join(lines)
+        return f"; its stderr ({self.stderr_log}):\n  " + "\n  ".join(lines)
 
     def stderr_tail(self) -> list[str]:
         """The last lines the bot wrote to stderr (made printable)."""
