@@ -71,13 +71,18 @@ def random_bot_at_address() -> Iterator[str]:
 def test_decision_ms_1_ends_with_the_summary_every_time() -> None:
     """With a 1 ms deadline a decision's write is often cancelled by its deadline, which
     cancels the whole gRPC call; closing the bot then raised CancelledError (issue 15,
-    item 5). Every run must fail a step and still print the summary line."""
+    item 5). Every run must end with the summary line and no exception. It almost always
+    fails a step (no bot answers in 1 ms); on a loaded machine the arena's own stalls are
+    credited to the deadline (arena/referee/eventloop.py), so a run may pass: either way
+    the exit code says which."""
+    failed = 0
     for run in range(8):
         r = invoke("check", RANDOM_BOT, "--decision-ms", "1")
         assert r.exception is None or isinstance(r.exception, SystemExit), (run, repr(r.exception), r.output)
-        assert r.exit_code == 1, (run, r.output)
         assert SUMMARY.match(r.stdout.splitlines()[-1]), (run, r.output)
-        assert "[FAIL]" in r.stdout
+        assert r.exit_code == (1 if "[FAIL]" in r.stdout else 0), (run, r.output)
+        failed += r.exit_code == 1
+    assert failed > 0, "no run failed a step with a 1 ms deadline: the deadline was not applied"
 
 
 def test_step_3_says_the_process_exited_with_its_code_and_shows_stderr_once(tmp_path: Path) -> None:
