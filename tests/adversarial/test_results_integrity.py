@@ -188,9 +188,12 @@ def test_two_resumes_at_once(runner: Runner, jobs: int) -> None:
     replayed = [m.match_id for m in schedule(load_league(config), 5) if "c" in (m.team0, m.team1)]
     for m in replayed:
         (out / "logs" / f"{m}.jsonl").unlink()
-    # c is slow from now on: its matches last a few seconds, the second resume comes meanwhile.
+    # c holds its matches open (it does not answer while the hold file exists) until the
+    # second resume has been refused: an overlap on a machine of any speed.
+    hold = root / "hold"
+    hold.write_text("")
     manifest = root / "entries" / "c" / "bot.toml"
-    manifest.write_text(manifest.read_text().replace('MUS_SNOOP_DELAY_MS = "0"', 'MUS_SNOOP_DELAY_MS = "150"'))
+    manifest.write_text(manifest.read_text() + f'MUS_SNOOP_HOLD = "{hold}"\n')
     first = runner.popen("league", str(config), "--out", str(out), "--no-progress", "--resume", "--jobs", str(jobs))
     try:
         # Wait until the first run plays (a hand log is written again: it holds the lock by then).
@@ -202,10 +205,12 @@ def test_two_resumes_at_once(runner: Runner, jobs: int) -> None:
         second = mus("league", config, "--out", out, "--no-progress", "--resume", "--jobs", str(jobs))
         took = time.monotonic() - t0
         assert first.poll() is None, "the first resume ended before the second was refused: no overlap tested"
+        hold.unlink()  # let the first run finish
         assert second.returncode == 2, second.stdout + second.stderr
         assert "another league is running in this folder" in second.stderr and str(out) in second.stderr
         assert took < 10
     finally:
+        hold.unlink(missing_ok=True)
         _, err = first.communicate(timeout=120)
     assert first.returncode == 0, err.decode(errors="replace")
     ids = [r["match_id"] for r in read_results(out / "results.jsonl")]

@@ -23,6 +23,8 @@ its cards then. At every hand it predicts the opponents' cards: from the first c
 left, or, with none left, from the best guess an attacker has (league seed 0). The predictions go
 to ``$MUS_SNOOP_OUT/pred-<random>.jsonl``; the test scores them against the hand logs.
 ``MUS_SNOOP_DELAY_MS``: sleep that long before each answer (a slow bot).
+``MUS_SNOOP_HOLD``: a path; while that file exists, do not answer (at most 60 s): a test
+holds a match open until it has done what it must do meanwhile.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ OUT = Path(os.environ.get("MUS_SNOOP_OUT", "."))
 RANGE = int(os.environ.get("MUS_SNOOP_RANGE", str(1 << 20)))
 OLD_RANGE = int(os.environ.get("MUS_SNOOP_OLD_RANGE", str(1 << 16)))
 DELAY_S = int(os.environ.get("MUS_SNOOP_DELAY_MS", "0")) / 1000
+HOLD = os.environ.get("MUS_SNOOP_HOLD", "")
 ME = os.urandom(6).hex()  # names this process's files
 
 
@@ -175,6 +178,9 @@ class Snoop(Bot):
             self.predict(obs)
         if DELAY_S:
             time.sleep(DELAY_S)
+        held_until = time.monotonic() + 60
+        while HOLD and os.path.exists(HOLD) and time.monotonic() < held_until:
+            time.sleep(0.05)
         legal = obs.legal
         for a in (NO_MUS, PASO, NO_QUIERO):
             if a in legal:
