@@ -40,6 +40,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from arena.remote import cgroups
@@ -57,9 +58,13 @@ HOME_INSIDE = "/home/bot"
 TMPFS_BYTES = 64 * 1024 * 1024
 """Size of each private tmpfs of a strict bot (/tmp, /dev/shm, home): tmpfs is memory."""
 
-SDK_PACKAGES = ("mus_sdk", "mus", "grpc", "google.protobuf", "typing_extensions")
+SDK_PACKAGES = ("mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions")
 """What a Python bot may import besides the standard library under ``strict``: the SDK,
-the generated stubs, and what they need."""
+the generated stubs, and what they need. ``google._upb`` is protobuf's compiled core:
+without it protobuf falls back to pure Python, and a bot's decisions cost three times
+as much (measured with bench/protocol.py)."""
+SDK_DISTRIBUTIONS = ("grpcio", "protobuf", "mus-sdk")
+"""Their metadata too (``importlib.metadata``: the SDK checks grpcio's version)."""
 
 ETC_FILES = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "localtime", "ssl",
@@ -449,6 +454,12 @@ def _python_binds() -> tuple[list[str], str]:
         else:
             continue
         binds += ["--ro-bind", str(source.resolve()), str(inside)]
+    for dist in SDK_DISTRIBUTIONS:
+        try:
+            info = Path(str(metadata.distribution(dist)._path))  # type: ignore[attr-defined]
+        except (metadata.PackageNotFoundError, AttributeError):
+            continue
+        binds += ["--ro-bind", str(info.resolve()), str(Path(PYTHON_PATH_INSIDE, info.name))]
     interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     return binds, interpreter
 

@@ -157,6 +157,9 @@ def test_strict_sandbox_stops_every_attack(runner: Runner, jobs: int) -> None:
         assert not any(r["ok"] for r in by_attack[attack]), by_attack[attack]
     assert all(r["environs"] == 0 and r["memories"] == 0 for r in by_attack["procs"])
     assert all(r["interfaces"] == ["lo"] for r in by_attack["network"])
+    # The sandbox costs no speed: protobuf's compiled core and the SDK's gRPC tuning are there.
+    assert all(r["protobuf"] == "upb" for r in by_attack["runtime"]), by_attack["runtime"]
+    assert all(r["grpc_experiments"] for r in by_attack["runtime"]), by_attack["runtime"]
     assert "twin" not in by_attack, by_attack.get("twin")  # no card of another process was ever found
     # The arena deleted nothing the bot pointed at, and the SDK is as it was.
     assert victim.read_text() == "the organiser's file\n"

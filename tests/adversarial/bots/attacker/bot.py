@@ -214,6 +214,14 @@ def attack_hog() -> None:
     report("hog", allocated == count, allocated=allocated, killed=sum(c.poll() is not None for c in children))
 
 
+def report_runtime() -> None:
+    """Not an attack: what the sandbox gave this Python bot (protobuf's compiled core, the
+    SDK's gRPC tuning), so that a test sees a strict bot runs at full speed."""
+    from google.protobuf.internal import api_implementation
+
+    report("runtime", False, protobuf=api_implementation.Type(), grpc_experiments=os.environ.get("GRPC_EXPERIMENTS"))
+
+
 def attack_network() -> None:
     names = [name for _, name in socket.if_nameindex()]
     report("network", names != ["lo"], interfaces=names)
@@ -234,6 +242,7 @@ class Attacker(Bot):
     def decide(self, obs: Observation) -> Action:
         if not self.started:
             self.started = True
+            report_runtime()
             for name, run in (("read", attack_read), ("procs", attack_procs), ("sdk", attack_sdk),
                               ("network", attack_network), ("daemon", attack_daemon), ("hog", attack_hog)):
                 if name in ATTACKS:
