@@ -27,8 +27,10 @@ demo: setup
 lint: setup-dev
 	$(VENV)/bin/ruff check arena sdk/mus_sdk bots tests bench
 
+# Everything the arena and the SDK ship, strict (pyproject.toml): MYPYPATH finds the SDK
+# from its source folder (mypy cannot follow the editable install's import hook).
 typecheck: setup-dev
-	$(VENV)/bin/mypy arena/engine
+	MYPYPATH=sdk $(VENV)/bin/mypy arena
 	cd sdk && ../$(VENV)/bin/mypy mus_sdk
 
 # buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS).

@@ -255,8 +255,8 @@ def _resolve_cards(tokens: list[list[str]], stock_tokens: list[str] | None, err:
     stock: list[int] | None = [0] * len(stock_list) if stock_tokens is not None else None
     for s, i, t in all_tokens + [(-1, i, t) for i, t in enumerate(stock_list)]:
         fld = where if s >= 0 else "hand.stock"
-        card = exact.get((s, i))
-        if card is None:
+        found = exact.get((s, i))
+        if found is None:
             try:
                 rank = parse_rank(t)
             except ValueError as exc:
@@ -264,13 +264,13 @@ def _resolve_cards(tokens: list[list[str]], stock_tokens: list[str] | None, err:
             free = [r for r in range(rank * 4, rank * 4 + 4) if r not in used]
             if not free:
                 raise err(f"no {t} left: a rank has only 4 cards", fld, "hand", fld.split(".")[1])
-            card = CARDS[free[0]]
-            used.add(card)
+            found = CARDS[free[0]]
+            used.add(found)
         if s >= 0:
-            hands[s][i] = card
+            hands[s][i] = found
         else:
             assert stock is not None
-            stock[i] = card
+            stock[i] = found
     if stock is not None and len(stock) != 40 - 4 * len(tokens):
         raise err(f"the stock must hold the other {40 - 4 * len(tokens)} cards, got {len(stock)}", "hand.stock", "hand", "stock")
     return hands, stock

@@ -237,8 +237,9 @@ async def play_match_async(
         if state.hand_no >= config.max_hands:
             detail = f"stopped after {config.max_hands} hands"
             break
-        seat = state.to_act
-        assert seat is not None
+        to_act = state.to_act
+        assert to_act is not None
+        seat = to_act
         request_id += 1
         if ready is not None:
             view, timing = ready.view, ready.timing

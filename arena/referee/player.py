@@ -8,7 +8,7 @@ referee never imports transports; they satisfy this protocol structurally.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -87,21 +87,25 @@ class DecisionTiming:
 
 class Player(Protocol):
     """A seat at the table. Methods may raise :class:`BotFault` (``decide``) or any
-    exception (notifications, which the referee logs and otherwise ignores)."""
+    exception (notifications, which the referee logs and otherwise ignores).
+
+    Each method may be a plain function (an in-process player) or a coroutine function
+    (a bot over gRPC, :class:`~arena.remote.client.RemoteBot`): the referee awaits what
+    is awaitable, hence the return types."""
 
     name: str
 
-    def start_match(self, info: MatchStartInfo) -> None:
+    def start_match(self, info: MatchStartInfo) -> Awaitable[None] | None:
         """Called once before the first decision."""
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Awaitable[Decision] | Decision:
         """Return the seat's decision for ``view`` within ``timing.deadline_s`` seconds."""
         ...
 
-    def hand_end(self, result: HandResult) -> None:
+    def hand_end(self, result: HandResult) -> Awaitable[None] | None:
         """Called after every hand with the revealed hands and the itemised result."""
 
-    def end_match(self, info: MatchEndInfo) -> None:
+    def end_match(self, info: MatchEndInfo) -> Awaitable[None] | None:
         """Called once when the match is over."""
 
 
