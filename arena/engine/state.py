@@ -416,10 +416,6 @@ class MusState:
         """The team that won the match, once it is over."""
         return self.winner
 
-    def team_of(self, seat: int) -> int:
-        """The team of a seat: 0 for even seats, 1 for odd ones."""
-        return seat & 1
-
     def cards(self, seat: int) -> tuple[Card, ...]:
         """A seat's current cards (all seats: this is the referee's omniscient view)."""
         return tuple(self.hands[seat])

@@ -306,9 +306,7 @@ class BotProcess:
                     proc.wait(timeout=wait_s)
                 except subprocess.TimeoutExpired:
                     continue
-            # The leader is gone; make sure no child of the group survives it.
-            if sig is signal.SIGTERM:
-                continue
+        # The leader is gone (or will not go): make sure no child of the group survives it.
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

@@ -130,11 +130,6 @@ def enum_from_proto(kind: type[E], value: int, what: str = "") -> E:
     return member  # type: ignore[return-value]
 
 
-def _opt_enum(kind: type[E], value: int) -> E | None:
-    """Like :func:`enum_from_proto` but 0 means ``None``."""
-    return None if value == 0 else enum_from_proto(kind, value)
-
-
 # --------------------------------------------------------------------------- cards
 
 _CARD_PB: tuple[pb.Card, ...] = tuple(cast(Any, pb.Card)(rank=(c >> 2) + 1, suit=(c & 3) + 1) for c in CARDS)
