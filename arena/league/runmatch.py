@@ -1,7 +1,8 @@
 """Run one match between bot specs: start the processes, referee, log every hand, stop them.
 
 Shared by ``mus match`` and the league runner, so a league adds nothing per match that
-``mus match`` does not do too.
+``mus match`` does not do too. A league passes a :class:`~arena.league.pool.ProcessPool`:
+the match then takes its processes from it and gives back those that played cleanly.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import structlog
 
 from arena.handlog import HandLogWriter
+from arena.league.pool import Lease, ProcessPool, fresh_header
 from arena.referee.eventloop import DEFAULT_SPIN_US, check_spin_us
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
@@ -105,6 +107,7 @@ def run_match(
     placement: Placement = UNPINNED,
     spin_us: int = DEFAULT_SPIN_US,
     sandbox: str = "default",
+    pool: ProcessPool | None = None,
 ) -> MatchOutcome:
     """Start one process per seat, play the match, write ``<match_id>.jsonl``, stop every process.
 
@@ -117,6 +120,10 @@ def run_match(
     ``spin_us``: how long the referee's loop polls for an answer before it sleeps
     (:mod:`arena.referee.eventloop`). ``sandbox``: the isolation profile of the bot
     processes, ``"default"`` or ``"strict"`` (:mod:`arena.remote.sandbox`).
+    ``pool``: where the processes come from and go back to (:mod:`arena.league.pool`;
+    its sandbox is then the pool's); a bot whose manifest says ``fresh_process = true``
+    still gets a process of its own, stopped after the match. None: every process is
+    started for the match and stopped after it.
 
     Raises:
         ValueError: a bad ``spin_us``, before anything starts.
@@ -125,6 +132,9 @@ def run_match(
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
     bots: list[RemoteBot] = []
+    leases: dict[int, Lease] = {}  # seat -> its pooled process
+    processes: list[dict[str, Any] | None] = []  # seat -> how its process was obtained (the log's header)
+    faults: dict[int, str | None] = {}  # seat -> why its pooled process must not play again (None: it may)
     start_errors: dict[int, str] = {}  # seat -> its BotStartError
     with contextlib.ExitStack() as stack:
         wanted, placement = placement, stack.enter_context(claimed(placement))
@@ -133,15 +143,30 @@ def run_match(
                         wanted_referee=_cpus(wanted.referee), bots=_cpus(placement.bots), referee=_cpus(placement.referee))
         if players is None:
             for seat, spec in enumerate(specs):
-                bot = RemoteBot(spec, bot_logs, f"{config.match_id}.s{seat}", start_timeout_s=start_timeout_s,
-                                cpus=placement.bots, sandbox=sandbox)
-                stack.callback(bot.close)
+                label = f"{config.match_id}.s{seat}"
+                if pool is not None and isinstance(spec, BotManifest) and not spec.fresh_process:
+                    lease = leases[seat] = pool.acquire(seating.seats[seat], spec, config.seed, label, placement.bots)
+                    # Given back when the match is over, or stopped if it did not end cleanly
+                    # (an exception leaves no verdict in `faults`: stopped too).
+                    stack.callback(_give_back, pool, lease, faults, seat)
+                    bot = lease.bot
+                    processes.append(lease.header())
+                else:
+                    bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s,
+                                    cpus=placement.bots, sandbox=sandbox)
+                    stack.callback(bot.close)
+                    why = ("fresh_process in its manifest" if isinstance(spec, BotManifest) and pool is not None
+                           else "a process per match" if isinstance(spec, BotManifest) else "a bot at an address")
+                    processes.append(fresh_header(why, label))
                 bots.append(bot)
-                try:
-                    bot.launch()  # all processes start together; connect() below waits for each
-                except BotStartError:
-                    pass  # reported by connect()
+                if bot.info is None:  # not a process kept from an earlier match
+                    try:
+                        bot.launch()  # all processes start together; connect() below waits for each
+                    except BotStartError:
+                        pass  # reported by connect()
             for seat, bot in enumerate(bots):
+                if bot.info is not None:
+                    continue
                 try:
                     bot.connect()
                 except BotStartError as exc:
@@ -171,6 +196,8 @@ def run_match(
                     "entry": seating.seats[s],
                     "bot": getattr(p, "name", seating.seats[s]),
                     "version": (p.info.version if getattr(p, "info", None) is not None else ""),  # type: ignore[attr-defined]
+                    # Started for this match or kept from an earlier one (arena/league/pool.py).
+                    "process": processes[s] if processes else None,
                 }
                 for s, p in enumerate(seat_players)
             ],
@@ -200,9 +227,34 @@ def run_match(
                     spin_us=spin_us,
                 )
         writer.close({"result": result.to_json()})
+        for seat, lease in leases.items():
+            faults[seat] = _reuse_verdict(seat, lease.bot, result, start_errors)
     stderr_logs = tuple(b.process.stderr_log if b.process is not None else None for b in bots)
     return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)),
                         stderr_logs)
+
+
+def _give_back(pool: ProcessPool, lease: Lease, faults: dict[int, str | None], seat: int) -> None:
+    """Return a seat's pooled process when its match is over (an exception leaves no
+    verdict for the seat: its process is stopped)."""
+    pool.release(lease, faults.get(seat, "the match did not finish"))
+
+
+def _reuse_verdict(seat: int, bot: RemoteBot, result: MatchResult, start_errors: dict[int, str]) -> str | None:
+    """Why the pooled process of ``seat`` must not play another match; None after a
+    clean match."""
+    if seat in start_errors:
+        return "it did not start"
+    if seat >= len(result.seats):
+        return "the match was not played"  # the other team's bot did not start
+    kinds = sorted({f.kind.value for f in result.seats[seat].faults})
+    if kinds:
+        return f"it faulted in the match ({', '.join(kinds)})"
+    if bot.is_dead():
+        return "its process exited"
+    if not bot.ended_cleanly:
+        return "it did not end its stream cleanly"
+    return None
 
 
 def _log_start_failures(match_id: str, specs: Sequence[BotSpec], seating: Seating,

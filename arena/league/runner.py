@@ -23,7 +23,7 @@ import queue
 import secrets
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from typing import Any
 import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
+from arena.league.pool import MAX_MATCHES, PoolKey, PoolWorkers, ProcessPool
 from arena.league.runmatch import MatchOutcome, Seating, run_match, seat_start_errors, start_failed_seats
 from arena.league.schedule import ScheduledMatch, duplicate_caveat, schedule
 from arena.league.standings import Standings, compute_standings
@@ -421,8 +422,15 @@ def run_league(
     stop: threading.Event | None = None,
     on_secret: Callable[[LeagueSecret], None] | None = None,
     on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    reuse_processes: bool = True,
+    max_process_matches: int = MAX_MATCHES,
 ) -> LeagueRun:
     """Play every scheduled match not yet in ``results.jsonl``; write the standings.
+
+    ``reuse_processes``: each job keeps the bot processes of its finished matches for
+    its next matches of the same entries (:mod:`arena.league.pool`: never a deal a
+    process has played, never after a fault, at most ``max_process_matches`` matches
+    each); False starts every seat's process for its match and stops it after.
 
     The output folder's lock (:func:`league_lock`) is held from before anything is read
     until the standings are written. ``on_secret(secret)`` is called once the league's
@@ -451,7 +459,8 @@ def run_league(
         config, secret, done_results = prepare_output(out_dir, config, resume)
         if on_secret is not None:
             on_secret(secret)
-        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop, on_start)
+        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop, on_start,
+                           reuse_processes, max_process_matches)
 
 
 def _run_locked(
@@ -463,6 +472,8 @@ def _run_locked(
     on_match: Callable[[MatchOutcome, int, int], None] | None,
     stop: threading.Event | None,
     on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    reuse_processes: bool = True,
+    max_process_matches: int = MAX_MATCHES,
 ) -> LeagueRun:
     """The body of :func:`run_league`, with the folder's lock held."""
     done_ids = {r["match_id"] for r in done_results}
@@ -491,24 +502,41 @@ def _run_locked(
     slots: queue.SimpleQueue[int] = queue.SimpleQueue()
     for slot in range(jobs):
         slots.put(slot)
+    # Each job keeps its slot (and so its CPUs) for the whole league: a pooled process
+    # is pinned where it started, and is only given matches placed there.
+    job_slot = threading.local()
+    # The deals each entry has left to play (pending matches): a pooled process that
+    # has played all of them is of no more use (duplicate leagues), and is stopped.
+    entry_seeds: dict[str, set[int]] = {}
+    for m in pending:
+        for entry in (m.team0, m.team1):
+            entry_seeds.setdefault(entry, set()).add(m.seed)
 
-    def play(m: ScheduledMatch) -> MatchOutcome:
+    def useful(key: PoolKey, seeds: frozenset[int]) -> bool:
+        return not entry_seeds.get(key[0], set()) <= seeds
+
+    def make_pool() -> ProcessPool | None:
+        if not reuse_processes:
+            return None
+        return ProcessPool(out_dir / "bots", sandbox=config.sandbox, max_matches=max_process_matches, useful=useful)
+
+    def play(proc_pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
         specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
         seating = Seating(names)
         mc = MatchConfig(
             rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         )
-        slot = slots.get()
-        try:
-            return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                             placement=config.bot_cpus.for_slot(slot, jobs, bots_share_cpu=share_cpu),
-                             spin_us=config.spin_us, sandbox=config.sandbox)
-        finally:
-            slots.put(slot)
+        if not hasattr(job_slot, "slot"):
+            job_slot.slot = slots.get()  # one per job thread: jobs threads, jobs slots
+        return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+                         placement=config.bot_cpus.for_slot(job_slot.slot, jobs, bots_share_cpu=share_cpu),
+                         spin_us=config.spin_us, sandbox=config.sandbox, pool=proc_pool)
 
     write_error = ""
-    with open(results_path, "a", encoding="utf-8") as results_file, ThreadPoolExecutor(max_workers=jobs) as pool:
+    # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to
+    # its event loop, and closes it itself when the league ends, is interrupted or fails.
+    with open(results_path, "a", encoding="utf-8") as results_file, PoolWorkers(jobs, make_pool) as pool:
         to_play = list(pending)
         running: dict[Future[MatchOutcome], ScheduledMatch] = {}
         try:

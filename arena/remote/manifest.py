@@ -8,6 +8,7 @@ A manifest is a TOML file::
     inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
     run_as = "nobody"                # optional: another user (the arena must run as root)
     share_cpu = true                 # thinks on one thread, in its own turn only (default false)
+    fresh_process = true             # a new process for every match (default false: a league may reuse one)
     [env]
     MUS_BOT_SEED = "1"
     [limits]                         # per bot process; 0 = no limit
@@ -66,6 +67,9 @@ class BotManifest:
     placement (``declared``), a match whose bots all promise it runs pinned (bots on one
     CPU, the referee on another): faster on small machines. See
     :mod:`arena.remote.placement`."""
+    fresh_process: bool = False
+    """The bot must start afresh for every match: a league then never gives one of its
+    processes a second match (see :mod:`arena.league.pool`)."""
 
 
 @dataclass(frozen=True)
@@ -152,14 +156,19 @@ def load_spec(path: Path) -> BotSpec:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
         raise ManifestError(f"{path}: field env: must be a table of strings")
-    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "share_cpu", "description"}
+    unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "share_cpu", "fresh_process",
+                               "description"}
     if unknown:
         raise ManifestError(
-            f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, run_as, share_cpu)"
+            f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, "
+            "run_as, share_cpu, fresh_process)"
         )
     share_cpu = data.get("share_cpu", False)
     if not isinstance(share_cpu, bool):
         raise ManifestError(f"{path}: field share_cpu: must be true or false, not {share_cpu!r}")
+    fresh_process = data.get("fresh_process", False)
+    if not isinstance(fresh_process, bool):
+        raise ManifestError(f"{path}: field fresh_process: must be true or false, not {fresh_process!r}")
     raw_limits = data.get("limits", {})
     if not isinstance(raw_limits, dict):
         raise ManifestError(f"{path}: field limits: must be a table")
@@ -178,6 +187,7 @@ def load_spec(path: Path) -> BotSpec:
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
         Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), share_cpu,
+        fresh_process,
     )
 
 

@@ -1,0 +1,326 @@
+"""Bot processes kept alive across the matches of a league (issue 17).
+
+Starting a Python bot (an interpreter importing gRPC and protobuf, the handshake, then
+its shutdown) costs about a second; a light match plays in a fraction of that. A
+:class:`ProcessPool` keeps the processes of finished matches and gives them the next
+matches of the same entry, each match on a new ``Play`` stream that begins with its
+``match_start`` (the protocol's match boundary: docs/protocol.md §8).
+
+What reuse must not change, and how the pool keeps it:
+
+* **No bot plays a deal it has seen.** A match's deals come only from its seed, so each
+  process keeps the set of seeds it has played, and :meth:`ProcessPool.acquire` never
+  gives it a match with one of them: it picks another idle process, or starts a new one.
+  The check raises (not an ``assert``, which ``python -O`` would drop), so no caller can
+  bypass it. In a plain league every match has its own seed; in a duplicate league a
+  process plays each deal once, so an entry needs a few more processes (about one team
+  per twin and opponent), and a process that has played every deal its entry has left
+  (``useful``) is stopped at once.
+* **A fault stays in its match.** A process is given back only after a clean match: no
+  fault of its seat, still alive, its stream ended by the bot after reading everything
+  (``RemoteBot.ended_cleanly``). Anything else stops it (the next match starts a new
+  one; the fault is in the match's results). After ``max_matches`` matches a process is
+  replaced too, to bound what a bot leaks.
+* **A process plays for one entry only.** Processes are pooled per entry (and bot, and
+  CPU set): what a bot carries from one match to the next only ever reaches its own
+  entry's matches, and a strict sandbox's private ``/tmp`` is never shared with another
+  entry.
+* **An idle process cannot touch the matches being played.** Between its matches it is
+  stopped (SIGSTOP to its process group and every process below it) and woken
+  (SIGCONT) when it is given a match, so it cannot use the CPU the running matches need.
+
+Each pool belongs to one thread: a :class:`~arena.remote.client.RemoteBot`'s channel is
+bound to the event loop of the thread that made it (``thread_loop()``), so a league
+keeps one pool per worker thread and closes it in that thread.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import structlog
+
+from arena.remote.client import RemoteBot
+from arena.remote.manifest import BotManifest
+
+log = structlog.get_logger()
+
+T = TypeVar("T")
+
+MAX_MATCHES = 1000
+"""Matches a process plays before it is replaced (bounds what a leaking bot can leak)."""
+
+MAX_IDLE = 12
+"""Idle processes a pool keeps at most (all entries together); beyond, the one idle the
+longest is stopped. A plain league needs one team per entry; a duplicate one more."""
+
+PoolKey = tuple[str, str, str, tuple[int, ...] | None]
+"""What makes two processes interchangeable: the entry they play for, the bot's name
+and manifest, and the CPUs they were started on."""
+
+
+class DealSeenError(RuntimeError):
+    """A process was about to be given a deal (match seed) it has already played."""
+
+
+def pool_key(entry: str, spec: BotManifest, cpus: frozenset[int] | None) -> PoolKey:
+    """The pool key of a process of ``spec`` playing for ``entry`` on ``cpus``."""
+    return (entry, spec.name, str(spec.source), tuple(sorted(cpus)) if cpus is not None else None)
+
+
+@dataclass(eq=False)
+class Lease:
+    """One process given to one seat of one match."""
+
+    bot: RemoteBot
+    key: PoolKey
+    origin: str
+    """The label (``<match>.s<seat>``) of the seat it was started for: its stdout and
+    stderr are in ``bots/<origin>.std{out,err}.log`` for as long as it lives."""
+    started: bool
+    """Started for this match (False: kept from an earlier one)."""
+    why: str
+    """Why it was started, or ``reused``."""
+    matches: int = 1
+    """Matches this process has been given, this one included."""
+    seeds: set[int] = field(default_factory=set)
+    """The match seeds (deals) it has been given."""
+
+    def header(self) -> dict[str, Any]:
+        """How the seat's process was obtained, for the hand log's header."""
+        return {"started": self.started, "match_number": self.matches, "first_seat": self.origin, "why": self.why}
+
+
+def fresh_header(why: str, label: str) -> dict[str, Any]:
+    """The hand log's ``process`` of a seat whose process was started for the match and
+    is stopped after it (never pooled)."""
+    return {"started": True, "match_number": 1, "first_seat": label, "why": why}
+
+
+class ProcessPool:
+    """Idle bot processes of one thread, per :data:`PoolKey`.
+
+    ``useful(key, seeds)``: whether a process that has played ``seeds`` may still get a
+    match (False: it has seen every deal its entry has left, and is stopped at once);
+    None: always.
+    """
+
+    def __init__(
+        self,
+        log_dir: Path,
+        *,
+        start_timeout_s: float = 10.0,
+        sandbox: str = "default",
+        max_matches: int = MAX_MATCHES,
+        max_idle: int = MAX_IDLE,
+        useful: Callable[[PoolKey, frozenset[int]], bool] | None = None,
+    ) -> None:
+        if max_matches < 1 or max_idle < 0:
+            raise ValueError("max_matches must be >= 1 and max_idle >= 0")
+        self.log_dir = log_dir
+        self.start_timeout_s = start_timeout_s
+        self.sandbox = sandbox
+        self.max_matches = max_matches
+        self.max_idle = max_idle
+        self.useful = useful
+        self._idle: list[Lease] = []
+        """Idle processes, the one idle the longest first."""
+        self._owner = threading.get_ident()
+        self.started = 0
+        """Processes started through this pool (a count for benchmarks and tests)."""
+        self.reused = 0
+        """Matches given to a process kept from an earlier match."""
+
+    def _check_thread(self) -> None:
+        if threading.get_ident() != self._owner:
+            raise RuntimeError("a ProcessPool is used only by the thread that made it (its bots' event loop)")
+
+    def acquire(self, entry: str, spec: BotManifest, seed: int, label: str,
+                cpus: frozenset[int] | None) -> Lease:
+        """A process for a seat of ``entry`` in the match of ``seed``: an idle one that has
+        not played ``seed``, else a new one (created, not started: the caller launches
+        and connects it, as it does a match's own processes).
+
+        Raises:
+            DealSeenError: never, unless this code is broken: the last check before a
+                process is given a match.
+        """
+        self._check_thread()
+        key = pool_key(entry, spec, cpus)
+        why = "no idle process"
+        for lease in list(self._idle):
+            if lease.key != key:
+                continue
+            if not lease.bot.is_dead() and seed not in lease.seeds:
+                self._idle.remove(lease)
+                _signal_group(lease.bot, signal.SIGCONT)
+                lease.started, lease.why = False, "reused"
+                lease.matches += 1
+                self.reused += 1
+                return self._give(lease, seed)
+            if lease.bot.is_dead():  # died while idle (killed from outside): replace it
+                self._idle.remove(lease)
+                self._stop(lease, "died while idle")
+            else:
+                why = "every idle process has played this deal"
+        bot = RemoteBot(spec, self.log_dir, label, start_timeout_s=self.start_timeout_s, cpus=cpus,
+                        sandbox=self.sandbox)
+        self.started += 1
+        return self._give(Lease(bot, key, label, True, why), seed)
+
+    @staticmethod
+    def _give(lease: Lease, seed: int) -> Lease:
+        # The one place a process is given a match: a seed it has played is refused here,
+        # whatever the caller did.
+        if seed in lease.seeds:
+            raise DealSeenError(f"process of {lease.origin} has already played the deal of seed {seed:#x}")
+        lease.seeds.add(seed)
+        return lease
+
+    def release(self, lease: Lease, fault: str | None) -> None:
+        """Take back a process after its match. ``fault``: why it must not play again
+        (its seat faulted, its stream did not end cleanly, …), None after a clean match.
+        The process is stopped if ``fault``, if it is dead, if it has played
+        ``max_matches`` matches, or if it is of no more use (``useful``); otherwise it
+        is frozen and kept."""
+        self._check_thread()
+        if fault is None and lease.bot.is_dead():
+            fault = "its process exited"
+        if fault is not None:
+            log.info("pool.replaced", process=lease.origin, matches=lease.matches, why=fault)
+            self._stop(lease, fault)
+            return
+        if lease.matches >= self.max_matches:
+            self._stop(lease, f"played {lease.matches} matches (the limit)")
+            return
+        if self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
+            self._stop(lease, "has played every deal its entry has left")
+            return
+        _signal_group(lease.bot, signal.SIGSTOP)
+        self._idle.append(lease)
+        while len(self._idle) > self.max_idle:
+            self._stop(self._idle.pop(0), "idle the longest, over the pool's limit")
+
+    def idle(self) -> int:
+        """Processes kept, idle."""
+        return len(self._idle)
+
+    def close(self) -> None:
+        """Stop every idle process (the league ended, was interrupted, or failed)."""
+        self._check_thread()
+        while self._idle:
+            self._stop(self._idle.pop(), "the league ended")
+
+    @staticmethod
+    def _stop(lease: Lease, why: str) -> None:
+        # Woken first: a stopped process would not answer Shutdown, and SIGTERM waits
+        # for a stopped process to be continued.
+        _signal_group(lease.bot, signal.SIGCONT)
+        log.debug("pool.stop", process=lease.origin, matches=lease.matches, why=why)
+        try:
+            lease.bot.close()
+        except Exception as exc:  # stopping one process must not stop the others'
+            log.warning("pool.stop_failed", process=lease.origin, error=repr(exc))
+
+
+def _signal_group(bot: RemoteBot, sig: signal.Signals) -> None:
+    """Send ``sig`` to ``bot``'s process, its process group (each bot process leads a
+    session of its own) and every process below it: under the strict sandbox the bot
+    runs in a new session inside bubblewrap, out of the group's reach."""
+    process = bot.process
+    proc = process.proc if process is not None else None
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pid in _descendants(proc.pid):
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (Linux's ``/proc/PID/task/TID/children``; none
+    elsewhere)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo and len(out) < 4096:  # a bound against a fork bomb's tree
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children", encoding="ascii") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out.extend(kids)
+            todo.extend(kids)
+    return out
+
+
+class PoolWorkers:
+    """``jobs`` threads that play matches, each with its own :class:`ProcessPool` (made
+    and closed in that thread, whose event loop its bots' channels are bound to).
+
+    :meth:`submit` queues a call ``fn(pool, *args)`` and returns its future, as a
+    ``ThreadPoolExecutor`` would; :meth:`shutdown` lets queued calls run (unless they
+    were cancelled), then each thread closes its pool and ends.
+    """
+
+    def __init__(self, jobs: int, make_pool: Callable[[], ProcessPool | None]) -> None:
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = \
+            queue.SimpleQueue()
+        self._make_pool = make_pool
+        self._threads = [threading.Thread(target=self._work, name=f"league-job-{i}", daemon=True)
+                         for i in range(jobs)]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Queue ``fn(pool, *args)`` for the next free thread."""
+        fut: Future[T] = Future()
+        self._queue.put((fut, fn, args))
+        return fut
+
+    def _work(self) -> None:
+        pool: ProcessPool | None = None
+        try:
+            pool = self._make_pool()
+            while (item := self._queue.get()) is not None:
+                fut, fn, args = item
+                if not fut.set_running_or_notify_cancel():
+                    continue
+                try:
+                    fut.set_result(fn(pool, *args))
+                except BaseException as exc:  # handed to the caller, as an executor does
+                    fut.set_exception(exc)
+        finally:
+            if pool is not None:
+                pool.close()
+
+    def shutdown(self) -> None:
+        """Wait for the queued calls, then for every thread to close its pool."""
+        for _ in self._threads:
+            self._queue.put(None)
+        for t in self._threads:
+            t.join()
+
+    def __enter__(self) -> PoolWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
