@@ -44,6 +44,9 @@ Driven by environment variables (set in the manifest's ``[env]``; the tests over
     ``raise``: served by the SDK's own ``BotServicer.Play``; from decision ``MUS_TEST_AT``
     on, ``decide()`` raises ``ValueError`` (in a helper it calls): the SDK answers with a
     ``BotError``.
+    ``memory``: plays as ``none``; remembers everything a league gives it across the
+    matches of its process: writes to ``MUS_TEST_OUT``/memory-PID.jsonl each match start
+    (its ``match_id`` and seat) and, for every decision request, the hand and its cards.
     ``raise_silent``: the same exception, handled as the SDK did before ``BotError``
     existed (and as a bot in another language may still do): printed to stderr, the
     request left unanswered.
@@ -165,6 +168,7 @@ class FaultServicer(BotServicer):
         self.decisions = 0
         self.spy_file = open(os.path.join(OUT, f"spy-{host_pid()}.jsonl"), "a") if MODE == "spy" else None
         self.record_file = open(os.path.join(OUT, f"record-{host_pid()}.jsonl"), "a") if MODE == "record" else None
+        self.memory_file = open(os.path.join(OUT, f"memory-{host_pid()}.jsonl"), "a") if MODE == "memory" else None
 
     def GetInfo(self, request, context):  # type: ignore[no-untyped-def]
         # The zoo's bots receive every hand end unless a test asks otherwise.
@@ -202,6 +206,19 @@ class FaultServicer(BotServicer):
         self.spy_file.write(json.dumps(rec) + "\n")
         self.spy_file.flush()
 
+    def remember(self, request: svc_pb.PlayRequest) -> None:
+        which = request.WhichOneof("message")
+        if which == "match_start":
+            rec = {"kind": which, "match_id": request.match_start.match_id, "seat": request.match_start.seat}
+        elif which == "decision_request":
+            r = request.decision_request
+            rec = {"kind": "decision", "hand": r.hand, "cards": sorted(card_index(c) for c in r.cards)}
+        else:
+            return
+        assert self.memory_file is not None
+        self.memory_file.write(json.dumps(rec) + "\n")
+        self.memory_file.flush()
+
     def Play(self, request_iterator, context):  # type: ignore[no-untyped-def]
         if MODE == "raise":  # the SDK's own answer to an exception in decide()
             yield from super().Play(request_iterator, context)
@@ -210,6 +227,8 @@ class FaultServicer(BotServicer):
         for request in request_iterator:
             if self.spy_file is not None:
                 self.spy(request)
+            if self.memory_file is not None:
+                self.remember(request)
             if self.record_file is not None and request.WhichOneof("message") == "decision_request":
                 r = svc_pb.DecisionRequest()
                 r.CopyFrom(request.decision_request)
