@@ -53,12 +53,15 @@ from concurrent import futures
 from contextlib import AbstractContextManager
 from typing import Any
 
-try:  # the transport tuning the arena and SDK bots run with (mus_sdk/_grpc_tuning.py);
-    import mus_sdk  # noqa: F401  # MUS_GRPC_TUNING=0 measures grpcio's defaults instead
-except ImportError:
-    pass
-import grpc
-from _machine import halt_poll, machine
+# The transport tuning the arena and the bots it launches run with (arena/remote/
+# grpc_tuning.py), in this process and (inherited) in its echo servers;
+# MUS_GRPC_TUNING=0 measures grpcio's defaults instead.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from arena.remote import grpc_tuning
+
+grpc_tuning.tune()
+import grpc  # noqa: E402
+from _machine import halt_poll, machine  # noqa: E402
 
 SERVICE = "bench.Echo"
 UNARY = f"/{SERVICE}/Unary"

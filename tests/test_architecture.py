@@ -72,3 +72,21 @@ def test_referee_does_not_import_transports() -> None:
             top = name.split(".")[0]
             assert top not in ("grpc", "subprocess", "typer", "mus", "mus_sdk"), f"{path} imports {name}"
             assert not name.startswith(("arena.remote", "arena.league", "arena.players")), f"{path} imports {name}"
+
+
+def test_nothing_imports_a_private_sdk_module() -> None:
+    """The SDK's underscore modules are its own: the arena, the bots, the benchmarks and
+    the tests use its public API only (a private module may change without notice)."""
+    for folder in ("arena", "bots", "bench", "tests"):
+        for path in _files(folder):
+            if "node_modules" in path.parts:
+                continue
+            for name in _imports(path):
+                parts = name.split(".")
+                assert not (parts[0] == "mus_sdk" and any(p.startswith("_") for p in parts[1:])), f"{path} imports {name}"
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "mus_sdk":
+                    private = [a.name for a in node.names if a.name.startswith("_")]
+                    assert not private, f"{path} imports {private} from mus_sdk"
+

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from arena.remote import cgroups
+from arena.remote import cgroups, grpc_tuning
 from arena.remote.manifest import BotManifest, Limits
 
 DEFAULT = "default"
@@ -73,9 +73,10 @@ ETC_FILES = (
 """The few files of /etc a program may need to start (dynamic linker, TLS roots,
 Debian's alternatives symlinks). Not passwd: a strict bot's uid has no name."""
 
-BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "MUS_GRPC_TUNING")
-"""The only variables of the arena's environment a ``default`` bot receives unasked
-(``MUS_GRPC_TUNING=0`` turns the SDK's gRPC tuning off in the arena and its bots alike)."""
+BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
+"""The only variables of the arena's environment a ``default`` bot receives unasked. A
+Python bot run with the arena's interpreter also gets its gRPC tuning
+(:func:`arena.remote.grpc_tuning.bot_environment`)."""
 
 UID_BASE = 1_600_000_000
 UID_SPAN = 1 << 20
@@ -405,6 +406,8 @@ def _default_env(manifest: BotManifest, socket_dir: str) -> dict[str, str]:
 
     keep = {*BASE_ENV, *manifest.inherit_env}
     env = {k: v for k, v in os.environ.items() if k in keep}
+    if manifest.command and manifest.command[0] == sys.executable:
+        env.update(grpc_tuning.bot_environment())
     env.update(manifest.env)
     env.update(handshake.handshake_env(socket_dir))
     env["PYTHONUNBUFFERED"] = "1"
@@ -535,7 +538,8 @@ def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> t
         binds, command[0] = _python_binds()
         argv += binds
         env.update(PYTHONPATH=PYTHON_PATH_INSIDE, PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1")
-    for name in ("MUS_GRPC_TUNING", *manifest.inherit_env):
+        env.update(grpc_tuning.bot_environment())
+    for name in manifest.inherit_env:
         if name in os.environ:
             env[name] = os.environ[name]
     env.update(manifest.env)

@@ -4,15 +4,10 @@ Subclass :class:`Bot`, implement :meth:`Bot.decide`, and end the file with
 ``serve(MyBot())``. See docs/sdk.md for a guide. Only grpcio and protobuf are needed.
 """
 
-from mus_sdk import _grpc_tuning
-
-# Before anything here imports grpc, which reads its configuration once (see the module).
-_grpc_tuning.tune()
-
-from mus_sdk._version import __version__  # noqa: E402
-from mus_sdk.bot import Bot, Decision, split_decision  # noqa: E402
-from mus_sdk.server import BotServicer, serve, start_server  # noqa: E402
-from mus_sdk.types import (  # noqa: E402
+from mus_sdk._version import __version__
+from mus_sdk.bot import Bot, Decision, split_decision
+from mus_sdk.server import BotServicer, serve, start_server
+from mus_sdk.types import (
     CARDS,
     MUS,
     NO_MUS,

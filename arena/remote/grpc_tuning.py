@@ -1,5 +1,11 @@
 """Transport tuning applied before grpcio starts: its poll-based TCP client and listener.
 
+The arena applies it to its own process (:func:`tune`, from ``arena.remote``, before its
+client imports grpc) and sets it in the environment of the Python bots it launches
+(:func:`bot_environment`, from :mod:`arena.remote.sandbox`): they run the arena's own
+interpreter and grpcio. The SDK itself changes nothing in its host process's
+environment (a library should not); a bot started by hand may set the variable itself.
+
 From grpcio 1.80 on, TCP connections run on the "EventEngine" by default. On the small
 virtual machines we measure on (2 vCPUs, halting idle CPUs), that engine hands each
 message between more threads, and a round trip on an open stream costs more:
@@ -19,14 +25,14 @@ It changes nothing when:
   errors at start-up). When grpcio is upgraded, re-measure with ``bench/protocol.py``
   and ``MUS_GRPC_TUNING=0`` and widen the range.
 
-Child processes inherit the variable only if they inherit the environment.
+The arena's own ``GRPC_EXPERIMENTS``, if set, is what its Python bots get too.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from importlib import metadata
 
 EXPERIMENTS = "-event_engine_client,-event_engine_listener"
@@ -48,15 +54,33 @@ def _grpcio_version() -> tuple[int, int] | None:
         return None
 
 
+def _wanted(environ: Mapping[str, str]) -> bool:
+    """Whether a process with ``environ`` should get :data:`EXPERIMENTS` (nothing set by
+    the user, no opt-out, a grpcio it was measured on)."""
+    if "GRPC_EXPERIMENTS" in environ or environ.get(OPT_OUT_ENV) == "0":
+        return False
+    version = _grpcio_version()
+    return version is not None and TESTED[0] <= version <= TESTED[1]
+
+
 def tune(environ: MutableMapping[str, str] = os.environ) -> bool:
-    """Set ``GRPC_EXPERIMENTS`` in ``environ`` if it helps and is still possible.
+    """Set ``GRPC_EXPERIMENTS`` in ``environ`` (this process's) if it helps and is still
+    possible: grpc not imported yet.
 
     Returns whether it was set.
     """
-    if "GRPC_EXPERIMENTS" in environ or environ.get(OPT_OUT_ENV) == "0" or "grpc" in sys.modules:
-        return False
-    version = _grpcio_version()
-    if version is None or not TESTED[0] <= version <= TESTED[1]:
+    if "grpc" in sys.modules or not _wanted(environ):
         return False
     environ["GRPC_EXPERIMENTS"] = EXPERIMENTS
     return True
+
+
+def bot_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What to add to the environment of a Python bot the arena launches with its own
+    interpreter: the arena's ``GRPC_EXPERIMENTS`` if it has one, else :data:`EXPERIMENTS`
+    when :func:`tune` would set it; nothing after the opt-out. ``environ``: the arena's
+    (``os.environ`` by default)."""
+    environ = os.environ if environ is None else environ
+    if "GRPC_EXPERIMENTS" in environ:
+        return {"GRPC_EXPERIMENTS": environ["GRPC_EXPERIMENTS"]}
+    return {"GRPC_EXPERIMENTS": EXPERIMENTS} if _wanted(environ) else {}

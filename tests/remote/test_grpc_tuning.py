@@ -1,4 +1,6 @@
-"""The transport tuning set before grpcio starts (mus_sdk/_grpc_tuning.py)."""
+"""The transport tuning set before grpcio starts (arena/remote/grpc_tuning.py): in the
+arena's process, and in the environment of the Python bots it launches; never by the SDK
+in its host process."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mus_sdk import _grpc_tuning as tuning
+
+from arena.remote import grpc_tuning as tuning
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,7 +77,38 @@ def expected_in_a_fresh_process() -> str:
     return tuning.EXPERIMENTS if tuning.TESTED[0] <= installed <= tuning.TESTED[1] else "-"
 
 
-def test_a_bot_process_starts_grpc_tuned() -> None:
-    """Importing the SDK (what a bot does first) tunes before grpc starts; the opt-out works."""
-    assert experiments_seen_by(f"import mus_sdk; {SHOW}") == expected_in_a_fresh_process()
-    assert experiments_seen_by(f"import mus_sdk; {SHOW}", **{tuning.OPT_OUT_ENV: "0"}) == "-"
+def test_the_sdk_changes_nothing_in_its_hosts_environment() -> None:
+    """Importing the SDK (what a bot does first) leaves the environment alone: a library
+    does not configure its host process (issue 16)."""
+    assert experiments_seen_by(f"import mus_sdk; {SHOW}") == "-"
+
+
+def test_the_arena_starts_grpc_tuned() -> None:
+    """``arena.remote`` tunes before its client imports grpc; the opt-out works."""
+    assert experiments_seen_by(f"import arena.remote.client; {SHOW}") == expected_in_a_fresh_process()
+    assert experiments_seen_by(f"import arena.remote.client; {SHOW}", **{tuning.OPT_OUT_ENV: "0"}) == "-"
+
+
+@pytest.mark.usefixtures("grpc_not_imported")
+def test_a_python_bot_the_arena_launches_gets_the_tuning(tmp_path: Path) -> None:
+    """The arena's Python bots run its interpreter and grpcio: they get the same setting
+    (the arena's own value wins, and the opt-out gives nothing); other bots get none."""
+    from arena.remote import sandbox
+    from arena.remote.manifest import BotManifest
+
+    python_bot = BotManifest("py", (sys.executable, "bot.py"), tmp_path)
+    other_bot = BotManifest("js", ("node", "bot.js"), tmp_path)
+    for manifest, environ, want in (
+        (python_bot, {}, tuning.EXPERIMENTS),
+        (python_bot, {"GRPC_EXPERIMENTS": "mine"}, "mine"),
+        (python_bot, {tuning.OPT_OUT_ENV: "0"}, None),
+        (other_bot, {}, None),
+    ):
+        clean = {k: v for k, v in os.environ.items() if k not in ("GRPC_EXPERIMENTS", tuning.OPT_OUT_ENV)}
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(os, "environ", {**clean, **environ})
+            jail = sandbox.confine("default", manifest, "tuning")
+        try:
+            assert jail.env.get("GRPC_EXPERIMENTS") == want, (manifest.name, environ)
+        finally:
+            jail.release()
