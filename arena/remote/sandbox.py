@@ -283,15 +283,38 @@ def _closed_to_others(folder: Path, most: int = 20_000) -> Path | None:
     return None
 
 
+_SWEPT: set[Path] = set()
+
+
 def _runtime_root() -> Path:
     """The folder under which the arena makes its bots' socket directories: private to
-    the arena's user, and short (unix socket paths are limited to 107 bytes)."""
+    the arena's user, and short (unix socket paths are limited to 107 bytes). Each
+    directory's name starts with the pid of the arena that made it; the first call in a
+    process removes those of arenas that are gone (killed before they could clean up)."""
     base = Path(tempfile.gettempdir()) / f"mus-arena-{os.geteuid()}"
     base.mkdir(mode=0o700, exist_ok=True)
     st = base.lstat()
     if not base.is_dir() or base.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o077:
         raise SandboxError(f"{base} is not a private folder of this user (mode 0700, not a link): remove it")
+    with _PROBE_LOCK:
+        if base not in _SWEPT:
+            _SWEPT.add(base)
+            _sweep(base)
     return base
+
+
+def _sweep(base: Path) -> None:
+    """Remove the socket directories of arenas that no longer run."""
+    for entry in os.scandir(base):
+        owner = entry.name.split("-", 1)[0]
+        if not owner.isdigit() or int(owner) == os.getpid():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except PermissionError:
+            pass  # a live process of another user has that pid: not ours to judge
 
 
 def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
@@ -307,7 +330,7 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
     try:
         root = _runtime_root()
         # A random name: a bot cannot guess another bot's directory.
-        host_dir = Path(tempfile.mkdtemp(prefix=f"{label[:40]}-", dir=root))
+        host_dir = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{label[:40]}-", dir=root))
     except OSError as exc:
         raise SandboxError(f"cannot create the socket directory of bot {manifest.name}: {exc.strerror or exc}") from None
     if profile == DEFAULT:
