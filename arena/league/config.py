@@ -18,6 +18,7 @@
     time_bank_ms = 120000
     max_faults = 5
 
+    fresh_processes = false      # true: a new process per seat and match (default: kept)
     [sandbox]
     mode = "default"             # or "strict": see arena/remote/sandbox.py
 
@@ -108,6 +109,9 @@ class LeagueConfig:
     """How long a referee polls for an answer before it sleeps, in µs (:mod:`arena.referee.eventloop`)."""
     sandbox: str = "default"
     """The isolation profile of the bot processes (:mod:`arena.remote.sandbox`)."""
+    fresh_processes: bool = False
+    """Start every seat's process for its match and stop it after, for every entry
+    (default: each job keeps processes across matches, :mod:`arena.league.pool`)."""
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -195,7 +199,7 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
     allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "spin_us", "rules", "time",
-               "sandbox", "entry"}
+               "sandbox", "fresh_processes", "entry"}
     for key in data:
         if key not in allowed:
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -303,6 +307,9 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
             check_spin_us(spin_us)
         except ValueError as exc:
             raise LeagueConfigError(f"spin_us: {exc}") from None
+    fresh = data.get("fresh_processes", False)
+    if not isinstance(fresh, bool):
+        raise err("fresh_processes", f"must be true or false, not {fresh!r}")
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
@@ -320,5 +327,6 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         bot_cpus=bot_cpus,
         spin_us=file_spin if spin_us is None else spin_us,
         sandbox=file_sandbox if sandbox is None else sandbox,
+        fresh_processes=fresh,
         source=path,
     )

@@ -151,6 +151,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "bot_cpus": str(config.bot_cpus),
         "spin_us": config.spin_us,
         "sandbox": sandbox.protections(config.sandbox),
+        "fresh_processes": config.fresh_processes,
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -430,7 +431,8 @@ def run_league(
     ``reuse_processes``: each job keeps the bot processes of its finished matches for
     its next matches of the same entries (:mod:`arena.league.pool`: never a deal a
     process has played, never after a fault, at most ``max_process_matches`` matches
-    each); False starts every seat's process for its match and stops it after.
+    each); False (or the configuration's ``fresh_processes``) starts every seat's
+    process for its match and stops it after.
 
     The output folder's lock (:func:`league_lock`) is held from before anything is read
     until the standings are written. ``on_secret(secret)`` is called once the league's
@@ -460,7 +462,7 @@ def run_league(
         if on_secret is not None:
             on_secret(secret)
         return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop, on_start,
-                           reuse_processes, max_process_matches)
+                           reuse_processes and not config.fresh_processes, max_process_matches)
 
 
 def _run_locked(

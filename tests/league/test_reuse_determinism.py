@@ -58,3 +58,26 @@ def test_the_same_seed_gives_the_same_hand_logs_with_reused_processes(tmp_path: 
             for seat in log[0]["seats"]:  # type: ignore[index]
                 seat.pop("process", None)
         assert one[name] == two[name], name
+
+
+def test_fresh_processes_in_the_league_file_starts_every_process(tmp_path: Path) -> None:
+    """``fresh_processes = true`` (or ``mus league --fresh-processes``): every seat of every
+    match has a process of its own, as the headers say; league.json records it; a value
+    that is not a boolean is refused with the line named."""
+    from arena.league.config import LeagueConfigError
+
+    path = league(tmp_path)
+    path.write_text(path.read_text().replace('seed = 9\n', 'seed = 9\nfresh_processes = true\n'), encoding="utf-8")
+    config = load_league(path)
+    assert config.fresh_processes is True
+    run_league(config, tmp_path / "out", jobs=1)
+    seats = [seat for log in logs(tmp_path / "out").values() for seat in log[0]["seats"]]  # type: ignore[index]
+    assert len(seats) == 24 and all(seat["process"]["started"] is True for seat in seats), seats
+    assert json.loads((tmp_path / "out" / "league.json").read_text())["fresh_processes"] is True
+    path.write_text(path.read_text().replace("fresh_processes = true", 'fresh_processes = "yes"'), encoding="utf-8")
+    try:
+        load_league(path)
+    except LeagueConfigError as exc:
+        assert "fresh_processes" in str(exc) and ":4:" in str(exc), exc
+    else:
+        raise AssertionError("a non-boolean fresh_processes was accepted")
