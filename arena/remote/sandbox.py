@@ -333,6 +333,15 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
         host_dir = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{label[:40]}-", dir=root))
     except OSError as exc:
         raise SandboxError(f"cannot create the socket directory of bot {manifest.name}: {exc.strerror or exc}") from None
+    try:
+        return _confine_in(profile, manifest, label, host_dir)
+    except BaseException:
+        shutil.rmtree(host_dir, ignore_errors=True)  # nothing is left of a bot that cannot start
+        raise
+
+
+def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path) -> Confinement:
+    """:func:`confine`'s work once the bot's private folder ``host_dir`` exists."""
     if profile == DEFAULT:
         argv = [*_default_wrapper(manifest.limits, manifest.run_as), *manifest.command]
         env = _default_env(manifest, str(host_dir))
@@ -348,7 +357,6 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
     if os.geteuid() == 0:
         closed = _closed_to_others(manifest.workdir)
         if closed is not None:
-            shutil.rmtree(host_dir, ignore_errors=True)
             raise SandboxError(
                 f"{closed} is not readable by other users, and under the strict sandbox a root arena runs each bot "
                 f"as a uid of its own: make the bot's folder readable (chmod -R a+rX {manifest.workdir})"

@@ -34,3 +34,16 @@ def test_directories_of_arenas_that_are_gone_are_swept(tmp_path: Path) -> None:
     sandbox._sweep(tmp_path)
     assert not dead.exists()
     assert mine.exists() and alive.exists() and other.exists()
+
+
+def test_a_bot_that_cannot_be_confined_leaves_no_directory(tmp_path: Path) -> None:
+    """``run_as`` a user this machine does not have: a clear error, and its socket
+    directory is gone with it."""
+    import pytest
+
+    root = sandbox._runtime_root()
+    mine = f"{os.getpid()}-unconfinable-"
+    manifest = BotManifest("b", (sys.executable, "bot.py"), tmp_path, run_as="no-such-user-mus-arena")
+    with pytest.raises(sandbox.SandboxError, match="no-such-user-mus-arena"):
+        sandbox.confine("default", manifest, "unconfinable")
+    assert not [p for p in root.iterdir() if p.name.startswith(mine)]
