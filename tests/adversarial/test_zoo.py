@@ -147,7 +147,7 @@ def test_flood_of_300_mib_is_drained_and_capped(spawn, pool) -> None:
     print(f"flood: 2 x 300 MiB drained in {elapsed:.2f} s; arena RSS {rss.start / MiB:.0f} MiB, "
           f"peak growth {rss.growth / MiB:.1f} MiB")
     assert rss.growth < ARENA_RSS_LIMIT
-    assert elapsed < 20
+    assert elapsed < 60  # about 1.5 s on a quiet machine; 20 s seen with both CPUs busy
 
 
 # --------------------------------------------------------------------------- signals
