@@ -181,7 +181,9 @@ def test_bot_processes_play_the_same_match_either_way(spawn, bot: Path) -> None:
         if not on:
             assert used == 0
         elif bot == TRIVIAL_BOT:
-            assert used > decisions // 2
+            # Most of them on a quiet machine (86%); fewer when the bots answer before the
+            # referee gets to prepare (a busy machine: 24% seen), never none.
+            assert used > decisions // 10
         elif bot == RULEBOT:
             assert used > 0  # random bots may not repeat a situation in so short a match
         logs.append(untimed(played.hands))
