@@ -206,7 +206,8 @@ def test_bot_processes_receive_the_same_requests_either_way(spawn, tmp_path: Pat
         played = play(bots, config(rules=Rules(games_to_win=2), seed=21, decision_ms=2000, prepare_ahead=on))
         assert played.result.faults == []
         used, decisions = sum(b.prepared_used for b in bots), sum(s.decisions for s in played.result.seats)
-        assert (used == 0) if not on else (decisions // 4 < used < decisions), (used, decisions)
+        # Many on a quiet machine; fewer on a busy one (the answers come first), never none.
+        assert (used == 0) if not on else (0 < used < decisions), (used, decisions)
         close_all(bots)
         records = [json.loads(line) for f in sorted(out.glob("record-*.jsonl")) for line in f.read_text().splitlines()]
         assert len(records) == decisions
