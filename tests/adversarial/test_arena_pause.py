@@ -24,7 +24,7 @@ from unprivileged import Runner
 DECISION_MS = 400
 PAUSE_S = 1.2
 """Three deadlines: a TIMEOUT for sure if the stall were charged."""
-PAUSES = 5
+PAUSES = 3
 
 
 @pytest.fixture
