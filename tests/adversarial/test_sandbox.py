@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(sandbox._probe("bwrap") is not None, reason="nee
 
 
 def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches: int = 2,
-                write: list[Path] | None = None) -> tuple[Path, Path]:
+                write: list[Path] | None = None, duplicate: bool = True) -> tuple[Path, Path]:
     """A duplicate league of the attacker against rulebot in the runner's home; the
     victim file the attacker tries to have deleted. Returns (league file, victim)."""
     bots = runner.home / "bots"
@@ -65,7 +65,7 @@ def league_file(runner: Runner, *, attacks: str, profile: str, tag: str, matches
     league.write_text(f"""
 name = "sandbox-{tag}"
 matches_per_pairing = {matches}
-duplicate = true
+duplicate = {str(duplicate).lower()}
 
 [rules]
 target_points = 15
@@ -313,3 +313,28 @@ def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> No
     # Never all eight children of a seat hold their 100 MB: the kernel killed some.
     assert all(r["allocated"] < 8 and r["killed"] > 0 for r in reports), reports
     assert not list(Path("/sys/fs/cgroup").glob("*/**/mus-arena-*"))  # the groups are removed
+
+
+def test_strict_holds_for_processes_a_league_keeps(runner: Runner) -> None:
+    """A plain league keeps bot processes across matches (issue 17): under strict a kept
+    attacker still reads nothing of the league, finds no other bot, reaches no network,
+    and leaves nothing running after the league; rulebot is never charged a fault."""
+    tag = f"k{os.getpid()}x{time.monotonic_ns() % 10**9}"
+    league, victim = league_file(runner, attacks="read,procs,peers,twin,daemon,network,symlink", profile="strict",
+                                 tag=tag, matches=4, duplicate=False)
+    run = runner.mus("league", str(league), "--out", "out", "--jobs", "1")
+    out = runner.home / "out"
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert alive_with(f"MUS-ATTACK-DAEMON-{tag}") == []
+    results = check_league_intact(out, 4)
+    seats = [seat for r in results for seat in json.loads((out / "logs" / str(r["log"])).read_text().splitlines()[0])["seats"]]
+    assert any(seat["process"]["started"] is False for seat in seats), "no process was kept: nothing tested"
+    reports = attack_reports(out)
+    assert {"read", "procs", "peers", "network", "daemon"} <= {str(r["attack"]) for r in reports}, reports
+    assert not any(r["ok"] for r in reports if r["attack"] in ("read", "procs", "peers", "network")), reports
+    assert not any(r["attack"] == "twin" for r in reports), reports  # a kept process sees only its own files
+    assert victim.read_text() == "the organiser's file\n"
+    for r in results:
+        attacker_seats = [s for s, name in enumerate(r["seating"]) if name == "attacker"]
+        assert all(f["seat"] in attacker_seats for f in r.get("faults", [])), r
+
