@@ -48,9 +48,8 @@ STREAMS_AT_ONCE = 4
 """How many ``Play`` streams a bot at an address must serve at once for ``mus check``:
 one per seat of its match against itself (docs/protocol.md §1)."""
 
-STDERR_HEAD_LINES = 10
 STDERR_TAIL_LINES = 10
-_STDERR_HEAD_BYTES = 64 * 1024
+"""The last lines of a failing bot's stderr the check shows (after the first ten)."""
 
 
 @dataclass
@@ -63,41 +62,10 @@ class StepResult:
     detail: str = ""
 
 
-def _printable(text: str) -> str:
-    """A bot's output line made safe for the terminal (no escape sequences)."""
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
-
-
 def stderr_excerpt(process: BotProcess) -> list[str]:
-    """The start and the end of what a bot wrote to stderr, each line once.
-
-    The start often holds the real error (a traceback's first line, a missing file) and
-    the end what the bot did last. The end comes from ``stderr_tail()``; the start from
-    the bot's stderr log file, which ``BotProcess`` writes as ``<label>.stderr.log`` in
-    its log folder (no accessor gives it yet). When the whole output fits, it is shown
-    whole; otherwise the first and last lines, with a line saying how much was left out.
-    """
-    tail = process.stderr_tail()
-    try:
-        with open(process.log_dir / f"{process.label}.stderr.log", "rb") as f:
-            data = f.read(_STDERR_HEAD_BYTES)
-    except OSError:
-        data = b""
-    # Only lines that end in the bytes read are whole (the last may be cut).
-    whole = len(data) >= process.stderr_bytes
-    lines = data.decode("utf-8", "replace").splitlines()
-    if not whole and lines:
-        lines.pop()
-    if whole and len(lines) <= STDERR_HEAD_LINES + STDERR_TAIL_LINES:
-        out = [line[:300] for line in lines]
-    elif not lines:  # no log file to read: the end is all there is
-        out = tail[-STDERR_TAIL_LINES:]
-    else:
-        head = [line[:300] for line in lines[:STDERR_HEAD_LINES]]
-        end = tail[-STDERR_TAIL_LINES:]
-        gap = f"({len(lines) - len(head) - len(end)} lines left out)" if whole else "(lines left out)"
-        out = [*head, gap, *end]
-    return [_printable(line) for line in out]
+    """The start and the end of what a bot wrote to stderr, each line once, made
+    printable (:meth:`BotProcess.stderr_excerpt`, with this check's shorter end)."""
+    return process.stderr_excerpt(STDERR_TAIL_LINES)
 
 
 def _echo_stderr(echo: Callable[[str], None], process: BotProcess | None, whose: str = "bot") -> None:

@@ -263,7 +263,6 @@ class BotProcess:
 
     def stderr_text(self) -> str:
         """The stderr excerpt as start-up errors quote it (after a "; "), naming the log file."""
-        self._join_drains(0.2)
         lines = self.stderr_excerpt()
         if not lines:
             return " (its stderr was empty)"
@@ -273,11 +272,14 @@ class BotProcess:
         """The last lines the bot wrote to stderr (made printable)."""
         return list(self._stderr_tail)
 
-    def stderr_excerpt(self) -> list[str]:
-        """The first and the last lines the bot wrote to stderr, each once, with a line
-        saying how many were left out between them (made printable). The start often
-        holds the real error (a traceback's first line), the end what the bot did last."""
-        head, tail, total = list(self._stderr_head), list(self._stderr_tail), self._stderr_lines
+    def stderr_excerpt(self, tail_lines: int = STDERR_TAIL_LINES) -> list[str]:
+        """The first and the last ``tail_lines`` lines the bot wrote to stderr, each once,
+        with a line saying how many were left out between them (made printable). The
+        start often holds the real error (a traceback's first line), the end what the bot
+        did last. Waits briefly for the drain of an exited bot's last lines."""
+        self._join_drains(0.2)
+        head, total = list(self._stderr_head), self._stderr_lines
+        tail = list(self._stderr_tail)[-tail_lines:] if tail_lines > 0 else []
         if total <= len(head) + len(tail):
             return head + tail[len(head) + len(tail) - total:]
         return [*head, f"({total - len(head) - len(tail)} lines left out)", *tail]
