@@ -165,7 +165,6 @@ class MusState:
         "_legal_cache",
         "_prf",
         "_reshuffles",
-        "_seed",
         "_sena_draws",
         "_table",
         "a_idx",
@@ -245,7 +244,6 @@ class MusState:
         self._prf = _Prf(seed)
         self._reshuffles = 0
         self._sena_draws = 0
-        self._seed = seed
         self.scores = [0, 0]
         self.games = [0, 0]
         self.vacas = [0, 0]
