@@ -129,6 +129,8 @@ def run_match(
         ValueError: a bad ``spin_us``, before anything starts.
     """
     check_spin_us(spin_us)  # before any bot starts
+    if pool is not None:
+        sandbox = pool.sandbox  # the pool's processes run under its profile: the header says that one
     log_path = out_dir / f"{config.match_id}.jsonl"
     bot_logs = bot_log_dir or (out_dir / "bots")
     bots: list[RemoteBot] = []
