@@ -88,16 +88,6 @@ class BotGroup:
         script = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
         return ["/bin/sh", "-c", script, "mus-cgroup", *map(str, self.procs), "--", *argv]
 
-    def peak_memory_bytes(self) -> int | None:
-        """The most memory the bot's processes used together, if the kernel says."""
-        for folder in self.folders:
-            for name in ("memory.max_usage_in_bytes", "memory.peak"):
-                try:
-                    return int((folder / name).read_text())
-                except (OSError, ValueError):
-                    continue
-        return None
-
     def remove(self) -> None:
         """Remove the groups (once their processes are gone; retried briefly). Idempotent."""
         if self._removed:
