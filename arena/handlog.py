@@ -25,11 +25,12 @@ may be unfinished (``"finished": false``, ``stopped``, no ``result``), and a han
 dealt from the seat before mano after a ``mus_corrido`` cut moved the mano by an odd
 number of seats (schema 1 logs are re-played with the old dealing)."""
 
-TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "bot_cpus", "referee_cpus", "spin_us"})
+TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "run", "bot_cpus", "referee_cpus", "spin_us"})
 """The fields that differ between two runs of the same seed and deterministic bots: the
-times, and how the match was run for speed: where the bots ran (with ``bot_cpus =
-"auto"``, a league's parallel matches take whichever CPU is free) and how long the
-referee polled for answers (``spin_us``)."""
+times, and how the match was run for speed (the header's ``run``,
+:meth:`arena.runtime.Runtime.header`). ``bot_cpus``, ``referee_cpus`` and ``spin_us``
+are the header fields ``run`` replaced: a log written before it compares equal to one
+written after."""
 
 
 def untimed(value: Any) -> Any:

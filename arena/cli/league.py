@@ -25,9 +25,8 @@ from arena.cli.common import (
 from arena.cli.progress import LeagueProgress, print_start_failures, resume_command
 from arena.league.config import LeagueConfigError, load_league
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
-from arena.remote.placement import BotCpus, PlacementError
 from arena.remote.process import stop_all_bots
+from arena.runtime import command_line
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -42,8 +41,9 @@ def league(
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,
-    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where bots run: declared (auto if the bots of every entry say share_cpu = true in their manifests, else any), any (the system decides), auto (each match's bots share one CPU, its referee another; parallel matches get CPUs of their own while there are enough) or a CPU list such as 2-3 (default: the file's bot_cpus, else declared). See docs/performance.md.")] = None,
-    spin_us: Annotated[int | None, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help=f"How long a referee polls for an answer before it sleeps, in microseconds (0: never; default: the file's spin_us, else {DEFAULT_SPIN_US}). Only while one match runs at a time. See docs/performance.md.")] = None,
+    affinity: Annotated[str | None, typer.Option("--affinity", metavar="auto|CPUS", help="For benchmarking: pin bots and referees to CPUs. auto: each match's bots on one CPU, its referee on another (parallel matches get CPUs of their own while there are enough); a CPU list such as 2-3: the bots there. Default: the system places everything, which is right on a busy machine. See docs/performance.md.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated: --affinity.")] = None,
+    spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="A new process for every seat of every match (default: each job keeps a bot's process for its next matches of the same entry, never a deal twice; docs/league.md).")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
 ) -> None:
@@ -57,14 +57,12 @@ def league(
     2 bad league file or output folder; 130 interrupted.
     """
     given = seed_option(seed)
-    placement = None
-    if bot_cpus is not None:
-        try:
-            placement = BotCpus.parse(bot_cpus)
-        except PlacementError as exc:
-            fail(f"--bot-cpus: {exc}")
     try:
-        config = load_league(config_file, bot_cpus=placement, spin_us=spin_us, sandbox=sandbox)
+        asked, poll_us = command_line(affinity, bot_cpus, spin_us)
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        config = load_league(config_file, affinity=asked, poll_us=poll_us, sandbox=sandbox)
     except LeagueConfigError as exc:
         fail(str(exc))
     if given is not None:

@@ -25,11 +25,10 @@ from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
 from arena.league.runner import SECRET_BITS, seed_line
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US
 from arena.referee.match import MatchConfig
-from arena.remote.manifest import ManifestError, all_share_cpu, parse_bot_spec
-from arena.remote.placement import BotCpus, PlacementError
+from arena.remote.manifest import ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
+from arena.runtime import DEFAULT_POLL_US, Runtime, command_line
 
 
 def load_rules(path: Path | None, overrides: dict[str, object]) -> Rules:
@@ -62,8 +61,9 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    bot_cpus: Annotated[str, typer.Option("--bot-cpus", metavar="declared|any|auto|CPUS", help="Where the bots run: declared (auto if every bot's manifest says share_cpu = true, else any), any (the system decides), auto (all on one CPU, the referee on another) or a CPU list such as 2-3. See docs/performance.md.")] = "declared",
-    spin_us: Annotated[int, typer.Option("--spin-us", min=0, max=MAX_SPIN_US, help="How long the referee polls for an answer before it sleeps, in microseconds (0: never). Faster matches with fast bots, for at most this much CPU per decision. See docs/performance.md.")] = DEFAULT_SPIN_US,
+    affinity: Annotated[str | None, typer.Option("--affinity", metavar="auto|CPUS", help="For benchmarking: pin the bots and the referee to CPUs. auto: the bots on one CPU, the referee on another; a CPU list such as 2-3: the bots there. Default: the system places everything, which is right on a busy machine. See docs/performance.md.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated: --affinity.")] = None,
+    spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (see docs/league.md). strict fails (exit 2) on a machine that cannot give it.")] = "default",
 ) -> None:
     """Play one match between bot processes and write its hand log.
@@ -75,9 +75,10 @@ def match(
     given = seed_option(seed)
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
     try:
-        cpus = BotCpus.parse(bot_cpus)
-    except PlacementError as exc:
-        fail(f"--bot-cpus: {exc}")
+        asked, poll_us = command_line(affinity, bot_cpus, spin_us)
+        runtime = Runtime(poll_us=DEFAULT_POLL_US if poll_us is None else poll_us, affinity=asked)
+    except ValueError as exc:
+        fail(str(exc))
     n = rules.players
     try:
         specs = [parse_bot_spec(b) for b in bots]
@@ -87,7 +88,6 @@ def match(
         specs = [specs[s & 1] for s in range(n)]
     if len(specs) != n:
         fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
-    placement = cpus.for_slot(0, bots_share_cpu=all_share_cpu(specs))
     protections = require_sandbox(sandbox)
     # The match id is sent to the bots: it names the seed only when the user gave it.
     mid = match_id or (f"match-{given}" if given is not None else time.strftime("match-%Y%m%d-%H%M%S"))
@@ -109,8 +109,8 @@ def match(
     config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
-        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, placement=placement,
-                            spin_us=spin_us, sandbox=sandbox)
+        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, runtime=runtime,
+                            sandbox=sandbox)
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)

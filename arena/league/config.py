@@ -7,8 +7,6 @@
     matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
     jobs = 1
-    bot_cpus = "auto"            # "declared" (default), "any", "auto" or a CPU list: see arena/remote/placement.py
-    spin_us = 200                # how long the referee polls for an answer before it sleeps (0: never)
 
     [rules]                      # docs/rules.md §12 keys (defaults otherwise)
     target_points = 30
@@ -33,7 +31,8 @@
 With ``players = 2`` in ``[rules]`` each entry takes one seat (a pair is refused); with
 6, each entry fills three seats, a pair as ``a, b, a`` (:meth:`LeagueConfig.seats`).
 
-Errors name the file, the line and the field.
+Errors name the file, the line and the field. ``bot_cpus`` and ``spin_us``, which earlier
+league files carry, are accepted with a deprecation warning (:func:`load_league`).
 """
 
 from __future__ import annotations
@@ -46,10 +45,18 @@ from typing import Any
 
 from arena.engine import Rules
 from arena.engine.state import SEED_LIMIT
-from arena.referee.eventloop import DEFAULT_SPIN_US, MAX_SPIN_US, check_spin_us
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
-from arena.remote.placement import BotCpus, PlacementError
+from arena.remote.placement import PlacementError
 from arena.remote.sandbox import PROFILES, check_profile
+from arena.runtime import (
+    DEFAULT_POLL_US,
+    MAX_POLL_US,
+    Runtime,
+    deprecated,
+    legacy_bot_cpus,
+    legacy_bot_cpus_instead,
+    legacy_spin_us_instead,
+)
 
 
 class LeagueConfigError(ValueError):
@@ -103,10 +110,9 @@ class LeagueConfig:
     time_bank_ms: int = 120_000
     max_faults: int = 5
     jobs: int = 1
-    bot_cpus: BotCpus = field(default_factory=BotCpus)
-    """Where the bots of each match run (``any``: wherever the system puts them)."""
-    spin_us: int = DEFAULT_SPIN_US
-    """How long a referee polls for an answer before it sleeps, in µs (:mod:`arena.referee.eventloop`)."""
+    runtime: Runtime = field(default_factory=Runtime)
+    """How the matches are run for speed (:mod:`arena.runtime`): by default the system
+    places the bots; ``--affinity`` pins them."""
     sandbox: str = "default"
     """The isolation profile of the bot processes (:mod:`arena.remote.sandbox`)."""
     fresh_processes: bool = False
@@ -170,15 +176,17 @@ def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
     return start + 1 if entry is not None and start < len(lines) else None
 
 
-def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | None = None,
+def load_league(path: Path, *, affinity: str | None = None, poll_us: int | None = None,
                 sandbox: str | None = None) -> LeagueConfig:
     """Read and validate a league file.
 
-    ``bot_cpus`` replaces the file's ``bot_cpus`` (``--bot-cpus``); the file's value is
-    then only checked for its form, not against this machine's CPUs, so a league written
-    for a bigger machine can run here with another placement. ``spin_us`` likewise
-    replaces the file's ``spin_us`` (``--spin-us``), and ``sandbox`` its
-    ``[sandbox] mode`` (``--sandbox``).
+    ``affinity`` (``--affinity``: ``none``, ``auto`` or a CPU list; None: not given)
+    replaces what the file's deprecated ``bot_cpus`` asks for, which is then only
+    checked for its form, not against this machine's CPUs; ``poll_us`` (the deprecated
+    ``--spin-us``) likewise replaces its ``spin_us``. Otherwise the file's ``bot_cpus =
+    "auto"`` or CPU list becomes the affinity (``declared`` and ``any``: none), and
+    its ``spin_us`` the polling window; each of these keys logs one deprecation
+    warning. ``sandbox`` replaces the file's ``[sandbox] mode`` (``--sandbox``).
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -198,10 +206,10 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         where = f"{path}:{line}" if line else str(path)
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
-    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "bot_cpus", "spin_us", "rules", "time",
-               "sandbox", "fresh_processes", "entry"}
+    allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "sandbox",
+               "fresh_processes", "entry"}
     for key in data:
-        if key not in allowed:
+        if key not in allowed and key not in ("bot_cpus", "spin_us"):  # those two: deprecated, read below
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
 
     def integer(d: dict[str, Any], key: str, default: int, lo: int, prefix: str = "") -> int:
@@ -289,24 +297,30 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
     duplicate = data.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise err("duplicate", f"must be true or false, not {duplicate!r}")
-    raw_cpus = data.get("bot_cpus", "declared")
-    if isinstance(raw_cpus, int) and not isinstance(raw_cpus, bool):
-        raw_cpus = str(raw_cpus)  # bot_cpus = 3: one CPU
-    if not isinstance(raw_cpus, str):
-        raise err("bot_cpus", f'must be "declared", "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
-    try:
-        file_cpus = BotCpus.parse(raw_cpus, check=bot_cpus is None)
-    except PlacementError as exc:
-        raise err("bot_cpus", str(exc)) from None
-    bot_cpus = bot_cpus or file_cpus
-    file_spin = integer(data, "spin_us", DEFAULT_SPIN_US, 0)
-    if file_spin > MAX_SPIN_US:
-        raise err("spin_us", f"must be at most {MAX_SPIN_US} (µs), not {file_spin}")
-    if spin_us is not None:
+    # The runtime's former keys: deprecated, still read (docs/league.md), never refused.
+    file_affinity: str | None = None
+    if "bot_cpus" in data:
+        raw_cpus = data["bot_cpus"]
+        if isinstance(raw_cpus, int) and not isinstance(raw_cpus, bool):
+            raw_cpus = str(raw_cpus)  # bot_cpus = 3: one CPU
+        if not isinstance(raw_cpus, str):
+            raise err("bot_cpus", f'must be "declared", "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
         try:
-            check_spin_us(spin_us)
-        except ValueError as exc:
-            raise LeagueConfigError(f"spin_us: {exc}") from None
+            file_affinity = legacy_bot_cpus(raw_cpus, check=affinity is None)
+        except PlacementError as exc:
+            raise err("bot_cpus", str(exc)) from None
+        deprecated("bot_cpus", str(path), legacy_bot_cpus_instead(file_affinity) if affinity is None
+                   else f"--affinity (this run's {affinity!r} replaces it)")
+    file_poll = integer(data, "spin_us", DEFAULT_POLL_US, 0)
+    if file_poll > MAX_POLL_US:
+        raise err("spin_us", f"must be at most {MAX_POLL_US} (µs), not {file_poll}")
+    if "spin_us" in data:
+        deprecated("spin_us", str(path), legacy_spin_us_instead(file_poll if poll_us is None else poll_us))
+    try:
+        runtime = Runtime(poll_us=file_poll if poll_us is None else poll_us,
+                          affinity=file_affinity if affinity is None else affinity)
+    except ValueError as exc:
+        raise LeagueConfigError(str(exc)) from None
     fresh = data.get("fresh_processes", False)
     if not isinstance(fresh, bool):
         raise err("fresh_processes", f"must be true or false, not {fresh!r}")
@@ -324,8 +338,7 @@ def load_league(path: Path, *, bot_cpus: BotCpus | None = None, spin_us: int | N
         time_bank_ms=integer(time_cfg, "time_bank_ms", 120_000, 1, "time."),
         max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),
         jobs=integer(data, "jobs", 1, 1),
-        bot_cpus=bot_cpus,
-        spin_us=file_spin if spin_us is None else spin_us,
+        runtime=runtime,
         sandbox=file_sandbox if sandbox is None else sandbox,
         fresh_processes=fresh,
         source=path,

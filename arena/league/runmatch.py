@@ -18,14 +18,14 @@ import structlog
 
 from arena.handlog import HandLogWriter
 from arena.league.pool import Lease, ProcessPool, fresh_header
-from arena.referee.eventloop import DEFAULT_SPIN_US, check_spin_us
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, BotSpec
-from arena.remote.placement import UNPINNED, Placement, claimed, pinned_thread
+from arena.remote.placement import pinned_thread
 from arena.remote.process import BotStartError
 from arena.remote.sandbox import protections as sandbox_protections
+from arena.runtime import Runtime
 
 log = structlog.get_logger()
 
@@ -104,8 +104,7 @@ def run_match(
     on_fault: Callable[[FaultRecord], None] | None = None,
     start_timeout_s: float = 10.0,
     players: Sequence[Player] | None = None,
-    placement: Placement = UNPINNED,
-    spin_us: int = DEFAULT_SPIN_US,
+    runtime: Runtime | None = None,
     sandbox: str = "default",
     pool: ProcessPool | None = None,
 ) -> MatchOutcome:
@@ -113,22 +112,18 @@ def run_match(
 
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
-    processes (in-process tests). ``placement``: the CPUs of the bot processes and of
-    this thread while it referees (:mod:`arena.remote.placement`; default: not pinned);
-    one the arena chose is claimed for the match, and moved or dropped if another arena
-    holds its CPUs (:func:`~arena.remote.placement.claimed`).
-    ``spin_us``: how long the referee's loop polls for an answer before it sleeps
-    (:mod:`arena.referee.eventloop`). ``sandbox``: the isolation profile of the bot
+    processes (in-process tests). ``runtime``: how the match is run for speed, the CPUs
+    of its bot processes and referee thread among them (:class:`~arena.runtime.Runtime`;
+    default: the system places everything), recorded as the header's ``run``.
+    ``sandbox``: the isolation profile of the bot
     processes, ``"default"`` or ``"strict"`` (:mod:`arena.remote.sandbox`).
     ``pool``: where the processes come from and go back to (:mod:`arena.league.pool`;
     its sandbox is then the pool's); a bot whose manifest says ``fresh_process = true``
     still gets a process of its own, stopped after the match. None: every process is
     started for the match and stopped after it.
-
-    Raises:
-        ValueError: a bad ``spin_us``, before anything starts.
     """
-    check_spin_us(spin_us)  # before any bot starts
+    runtime = runtime or Runtime()
+    placement = runtime.placement
     if pool is not None:
         sandbox = pool.sandbox  # the pool's processes run under its profile: the header says that one
     log_path = out_dir / f"{config.match_id}.jsonl"
@@ -139,10 +134,6 @@ def run_match(
     faults: dict[int, str | None] = {}  # seat -> why its pooled process must not play again (None: it may)
     start_errors: dict[int, str] = {}  # seat -> its BotStartError
     with contextlib.ExitStack() as stack:
-        wanted, placement = placement, stack.enter_context(claimed(placement))
-        if placement != wanted:  # another arena (or match) holds those CPUs
-            log.warning("placement.cpus_taken", match_id=config.match_id, wanted_bots=_cpus(wanted.bots),
-                        wanted_referee=_cpus(wanted.referee), bots=_cpus(placement.bots), referee=_cpus(placement.referee))
         if players is None:
             for seat, spec in enumerate(specs):
                 label = f"{config.match_id}.s{seat}"
@@ -186,10 +177,8 @@ def run_match(
             "decision_ms": config.decision_ms,
             "time_bank_ms": config.time_bank_ms,
             "max_faults": config.max_faults,
-            # Only processes the arena starts are placed; a bot at an address runs where it runs.
-            "bot_cpus": _cpus(placement.bots) if spawned else None,
-            "referee_cpus": _cpus(placement.referee),
-            "spin_us": spin_us,
+            # How it was run for speed; only processes the arena starts are placed.
+            "run": runtime.header(bots_placed=spawned),
             # Which isolation the bot processes had (arena/remote/sandbox.py).
             "sandbox": sandbox_protections(sandbox) if spawned else None,
             "seats": [
@@ -226,7 +215,7 @@ def run_match(
                     on_notify_error=lambda method, seat, exc: log.warning(
                         "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
                     ),
-                    spin_us=spin_us,
+                    spin_us=runtime.poll_us,
                 )
         writer.close({"result": result.to_json()})
         for seat, lease in leases.items():
@@ -270,7 +259,3 @@ def _log_start_failures(match_id: str, specs: Sequence[BotSpec], seating: Seatin
     for (entry, bot), seats in groups.items():
         log.error("bot.start_failed", match_id=match_id, entry=entry, bot=bot, seats=seats,
                   error=start_errors[seats[0]])
-
-
-def _cpus(cpus: frozenset[int] | None) -> list[int] | None:
-    return sorted(cpus) if cpus is not None else None

@@ -35,10 +35,8 @@ from arena.league.pool import MAX_MATCHES, PoolKey, PoolWorkers, ProcessPool
 from arena.league.runmatch import MatchOutcome, Seating, run_match, seat_start_errors, start_failed_seats
 from arena.league.schedule import ScheduledMatch, duplicate_caveat, schedule
 from arena.league.standings import Standings, compute_standings
-from arena.referee.eventloop import check_spin_us
 from arena.referee.match import MatchConfig
 from arena.remote import sandbox
-from arena.remote.manifest import all_share_cpu
 
 SECRET_FILE = "secret.json"
 RESULTS_FILE = "results.jsonl"
@@ -148,8 +146,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "duplicate": config.duplicate,
         "rules": config.rules.to_mapping(),
         "time": {"decision_ms": config.decision_ms, "time_bank_ms": config.time_bank_ms, "max_faults": config.max_faults},
-        "bot_cpus": str(config.bot_cpus),
-        "spin_us": config.spin_us,
+        "run": config.runtime.to_json(),
         "sandbox": sandbox.protections(config.sandbox),
         "fresh_processes": config.fresh_processes,
         "entries": [
@@ -446,15 +443,10 @@ def run_league(
 
     Raises:
         LeagueError: the output folder cannot be used (see :func:`prepare_output`),
-            another run holds its lock, or the configuration's ``spin_us`` is invalid
-            (before anything is written).
+            or another run holds its lock.
         SandboxUnavailable: this machine cannot give the configuration's sandbox
             profile (before anything is written).
     """
-    try:
-        check_spin_us(config.spin_us)
-    except ValueError as exc:
-        raise LeagueError(f"spin_us: {exc}") from None
     sandbox.require(config.sandbox)
     _make_folder(out_dir, resume)
     with league_lock(out_dir):
@@ -494,13 +486,8 @@ def _run_locked(
     stop = stop or threading.Event()
     played = 0
     jobs = max(1, jobs or config.jobs)
-    # Each running match holds a slot; when its match is pinned (bot_cpus = "auto", or
-    # "declared" with bots that share a CPU) the slot picks its CPUs, so matches played
-    # at the same time never share one. "declared" is decided once for the whole league
-    # (every entry's bots say share_cpu, or no match is pinned): a league whose matches
-    # were pinned or not by who plays would let an unpinned match's processes run on a
-    # pinned match's CPU, and would play some entries under other conditions than others.
-    share_cpu = all_share_cpu([e.spec for e in config.entries if e.spec is not None])
+    # Each running match holds a slot; under --affinity auto the slot picks its CPUs,
+    # so matches played at the same time never share one.
     slots: queue.SimpleQueue[int] = queue.SimpleQueue()
     for slot in range(jobs):
         slots.put(slot)
@@ -532,8 +519,7 @@ def _run_locked(
         if not hasattr(job_slot, "slot"):
             job_slot.slot = slots.get()  # one per job thread: jobs threads, jobs slots
         return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                         placement=config.bot_cpus.for_slot(job_slot.slot, jobs, bots_share_cpu=share_cpu),
-                         spin_us=config.spin_us, sandbox=config.sandbox, pool=proc_pool)
+                         runtime=config.runtime.for_job(job_slot.slot, jobs), sandbox=config.sandbox, pool=proc_pool)
 
     write_error = ""
     # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to

@@ -1,34 +1,17 @@
-"""The referee's event loops: one per thread, polling briefly before they sleep.
+"""The referee's event loops: one per thread, polling briefly before they sleep, and the
+stall meter. Nothing runs at import: what the process may use is read when first needed.
 
-Why poll: a decision's round trip is a chain of wake-ups (the referee's request wakes a
-bot; the bot's answer wakes gRPC's poller thread, which wakes the referee's loop). On a
-virtual machine whose idle CPUs halt at once (see docs/performance.md, "The machine's
-idle policy"), each wake-up of a sleeping thread costs tens of microseconds, and the
-referee's is the one we control. So before the loop blocks in ``select``, it polls with
-a zero timeout for up to :data:`DEFAULT_SPIN_US` microseconds: a fast bot's answer is
-then picked up without the loop ever sleeping. This is the kernel's halt polling, done
-in the one thread that benefits. Measured on the 2-vCPU VM, one match of four trivial
-SDK bots: ×1.31–1.35 with 200 µs (paired rounds); the raw gRPC baseline gains
-×1.12–1.17 from the same loop (``bench/protocol.py`` measures it on both loops and
-compares the match with the faster). Where the kernel itself polls idle CPUs, this
-gains nothing reliable (docs/performance.md).
-
-What it costs: at most the window's CPU time per wait, so about 200 µs per decision of
-a bot that thinks longer (2% of a CPU for a bot that takes 10 ms). The loop polls only
-where that is free to spend:
-
-* only during a match (:func:`refereeing`), never while bots start or stop;
-* only while one match of the process is refereed: in a league with several jobs, the
-  matches' referee threads share Python's lock, and one that polls would keep taking
-  it back from the others;
-* only when the process may use two CPUs or more (its affinity, and its cgroups' CPU
-  quota): on one CPU, the polling thread holds the CPU the bot needs to answer
-  (measured: a match 22% slower).
+Before a refereeing loop blocks in ``select`` it polls with a zero timeout for up to
+the runtime's window (:attr:`arena.runtime.Runtime.poll_us`), only during a match, only
+while one match of the process is refereed, and only when the process may use two CPUs
+or more. Why, what it costs and the measurements: docs/performance.md, "The referee's
+polling".
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import selectors
 import threading
@@ -37,14 +20,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-DEFAULT_SPIN_US = 200
+DEFAULT_POLL_US = 200
 """How long an idle referee loop polls before it sleeps, in microseconds (0: never).
 The kernel's own default for halt polling is the same 200 µs."""
 
-MAX_SPIN_US = 10_000
+MAX_POLL_US = 10_000
 """The largest window accepted: beyond it, polling is just burning a CPU."""
 
+DEFAULT_SPIN_US, MAX_SPIN_US = DEFAULT_POLL_US, MAX_POLL_US
+"""The former names, until every caller takes an :class:`arena.runtime.Runtime`."""
+
 _clock = time.perf_counter
+
+
+@functools.cache
+def process_cpus() -> int:
+    """How many CPUs the process may use (:func:`_process_cpus`), read once, when first
+    asked. Read from the calling thread: :class:`arena.runtime.Runtime` asks before it
+    pins a referee's thread, so a pinned referee still polls while its bots run elsewhere."""
+    return _process_cpus()
 
 
 def _process_cpus(proc: Path = Path("/proc/self")) -> int:
@@ -109,12 +103,6 @@ def _cpu_limit_in(folder: Path, v2: bool) -> float | None:
         return None
 
 
-PROCESS_CPUS = _process_cpus()
-"""The CPUs the process could use when the arena started (before any thread was pinned
-to a CPU of its own: a referee pinned by ``--bot-cpus auto`` still has its bots on
-another), no more than its cgroups' CPU quota."""
-
-
 class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
     """The platform's default selector, polling for up to ``spin_s`` seconds before it
     blocks (see the module docstring), while ``enabled`` and while no other match of
@@ -144,28 +132,28 @@ class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-ty
         return poll(None if timeout is None else max(0.0, timeout - (now - start)))
 
 
-def new_event_loop(spin_us: int = DEFAULT_SPIN_US) -> asyncio.AbstractEventLoop:
-    """A new event loop whose selector polls for ``spin_us`` microseconds before it
+def new_event_loop(poll_us: int = DEFAULT_POLL_US) -> asyncio.AbstractEventLoop:
+    """A new event loop whose selector polls for ``poll_us`` microseconds before it
     sleeps (0: never), as a referee's does during a match: also outside one, but never
     in a process with one CPU. Benchmarks use it to give a raw baseline the referee's loop.
 
     Raises:
-        ValueError: a bad ``spin_us`` (see :func:`check_spin_us`).
+        ValueError: a bad ``poll_us`` (see :func:`check_poll_us`).
     """
-    check_spin_us(spin_us)
-    return asyncio.SelectorEventLoop(SpinningSelector(spin_us / 1e6, enabled=PROCESS_CPUS >= 2))
+    check_poll_us(poll_us)
+    return asyncio.SelectorEventLoop(SpinningSelector(poll_us / 1e6, enabled=process_cpus() >= 2))
 
 
-def check_spin_us(spin_us: int) -> int:
-    """``spin_us`` if it is a valid polling window: a whole number of microseconds from
-    0 to :data:`MAX_SPIN_US`.
+def check_poll_us(poll_us: int) -> int:
+    """``poll_us`` if it is a valid polling window: a whole number of microseconds from
+    0 to :data:`MAX_POLL_US`.
 
     Raises:
-        ValueError: not an integer, negative, or above :data:`MAX_SPIN_US`.
+        ValueError: not an integer, negative, or above :data:`MAX_POLL_US`.
     """
-    if not isinstance(spin_us, int) or isinstance(spin_us, bool) or not 0 <= spin_us <= MAX_SPIN_US:
-        raise ValueError(f"the polling window must be 0 to {MAX_SPIN_US} µs, not {spin_us!r}")
-    return spin_us
+    if not isinstance(poll_us, int) or isinstance(poll_us, bool) or not 0 <= poll_us <= MAX_POLL_US:
+        raise ValueError(f"the polling window must be a whole number of µs from 0 to {MAX_POLL_US}, not {poll_us!r}")
+    return poll_us
 
 
 _LOOPS = threading.local()
@@ -193,16 +181,16 @@ def thread_loop() -> asyncio.AbstractEventLoop:
 
 
 @contextmanager
-def refereeing(spin_us: int = DEFAULT_SPIN_US) -> Iterator[None]:
-    """Referee a match on this thread's loop, polling ``spin_us`` microseconds before it
+def refereeing(poll_us: int = DEFAULT_POLL_US) -> Iterator[None]:
+    """Referee a match on this thread's loop, polling ``poll_us`` microseconds before it
     sleeps, while no other match of the process is being refereed and when the process
     has two CPUs or more (see the module docstring).
 
     Raises:
-        ValueError: a bad ``spin_us`` (see :func:`check_spin_us`).
+        ValueError: a bad ``poll_us`` (see :func:`check_poll_us`).
     """
     global _refereeing
-    check_spin_us(spin_us)
+    check_poll_us(poll_us)
     thread_loop()
     selector: SpinningSelector = _LOOPS.selector
     before = selector.spin_s, selector.enabled
@@ -212,7 +200,7 @@ def refereeing(spin_us: int = DEFAULT_SPIN_US) -> Iterator[None]:
             _refereeing += 1
             counted = True
         # One CPU: polling would hold the CPU the bot needs (see the module docstring).
-        selector.spin_s, selector.enabled = spin_us / 1e6, PROCESS_CPUS >= 2
+        selector.spin_s, selector.enabled = poll_us / 1e6, process_cpus() >= 2
         yield
     finally:
         selector.spin_s, selector.enabled = before

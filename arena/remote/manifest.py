@@ -7,7 +7,6 @@ A manifest is a TOML file::
     workdir = "."                    # relative to the manifest
     inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
     run_as = "nobody"                # optional: another user (the arena must run as root)
-    share_cpu = true                 # thinks on one thread, in its own turn only (default false)
     fresh_process = true             # a new process for every match (default false: a league may reuse one)
     [env]
     MUS_BOT_SEED = "1"
@@ -19,6 +18,9 @@ A manifest is a TOML file::
 
 A bot spec on the command line is a manifest path, a directory holding ``bot.toml``, or
 ``host:port`` / ``unix:/path`` of a bot already running elsewhere.
+
+``share_cpu``, which earlier manifests carry, is accepted and ignored, with a deprecation
+warning: the operating system places the bots (``--affinity`` pins them, for benchmarking).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from arena.runtime import deprecated
 
 
 class ManifestError(ValueError):
@@ -61,12 +64,6 @@ class BotManifest:
     run_as: str | None = None
     """A user (name or uid) to run the bot as: it then cannot read the arena's files nor
     touch its processes. Needs an arena running as root."""
-    share_cpu: bool = False
-    """The bot's promise that it thinks on one thread, during its own turn only, so that
-    it loses nothing sharing one CPU with the match's other bots. With the default
-    placement (``declared``), a match whose bots all promise it runs pinned (bots on one
-    CPU, the referee on another): faster on small machines. See
-    :mod:`arena.remote.placement`."""
     fresh_process: bool = False
     """The bot must start afresh for every match: a league then never gives one of its
     processes a second match (see :mod:`arena.league.pool`)."""
@@ -161,11 +158,10 @@ def load_spec(path: Path) -> BotSpec:
     if unknown:
         raise ManifestError(
             f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, "
-            "run_as, share_cpu, fresh_process)"
+            "run_as, fresh_process)"
         )
-    share_cpu = data.get("share_cpu", False)
-    if not isinstance(share_cpu, bool):
-        raise ManifestError(f"{path}: field share_cpu: must be true or false, not {share_cpu!r}")
+    if "share_cpu" in data:  # read by arenas before the system placed every bot
+        deprecated("share_cpu", str(path), "nothing: it is ignored, the system places the bots; remove the line")
     fresh_process = data.get("fresh_process", False)
     if not isinstance(fresh_process, bool):
         raise ManifestError(f"{path}: field fresh_process: must be true or false, not {fresh_process!r}")
@@ -186,15 +182,8 @@ def load_spec(path: Path) -> BotSpec:
         raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
-        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), share_cpu,
-        fresh_process,
+        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), fresh_process,
     )
-
-
-def all_share_cpu(specs: Sequence[BotSpec]) -> bool:
-    """Whether every bot of a match is started by the arena and says ``share_cpu = true``:
-    the match the default placement (``declared``) pins."""
-    return bool(specs) and all(isinstance(s, BotManifest) and s.share_cpu for s in specs)
 
 
 def _remote_spec(path: Path, name: str, data: dict[str, object]) -> BotAddress:

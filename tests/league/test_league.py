@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from typer.testing import CliRunner
 
 from arena.cli.main import app
@@ -28,6 +29,7 @@ from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.schedule import schedule
 from arena.league.standings import effective_stones
+from arena.runtime import DEFAULT_POLL_US, Runtime
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -81,15 +83,16 @@ def scheduled_ids(config) -> list[str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def league_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The league as its file says (two jobs), the referees never polling (--spin-us 0)."""
+    """The league as its file says (two jobs), the referees never polling (the deprecated
+    --spin-us 0, still obeyed)."""
     return run_league(tmp_path_factory.mktemp("league") / "a", "--spin-us", "0")
 
 
 @pytest.fixture(scope="module")
 def league_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same league and seed, one job: its referee polls in every match (the default);
-    placed with --bot-cpus auto instead of the file's default (declared)."""
-    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--bot-cpus", "auto")
+    pinned with --affinity auto instead of placed by the system (the default)."""
+    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--affinity", "auto")
 
 
 @pytest.fixture(scope="module")
@@ -254,10 +257,9 @@ def test_match_command(tmp_path: Path) -> None:
     log = out / "match-3.jsonl"
     header, *_, footer = jsonl(log)
     assert [s["bot"] for s in header["seats"]] == ["rulebot", "random"] * 2
-    assert header["spin_us"] == 75
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) >= 2:  # both bots say share_cpu = true: the default placement pins them
-        assert (header["bot_cpus"], header["referee_cpus"]) == ([cpus[-1]], [cpus[-2]])
+    # The deprecated --spin-us still sets the window, with a warning; nothing is pinned.
+    assert header["run"] == {"poll_us": 75, "affinity": None}
+    assert "setting.deprecated" in r.stderr and "--spin-us" in r.stderr
     assert footer["result"]["winner_team"] == res["winner_team"]
     v = CliRunner().invoke(app, ["replay", "--verify", str(log)])
     assert v.exit_code == 0, v.output
@@ -267,23 +269,21 @@ def test_match_command(tmp_path: Path) -> None:
     assert log.read_bytes() == before
 
 
-def test_match_of_a_bot_that_does_not_share_a_cpu_is_not_pinned(tmp_path: Path) -> None:
-    """The default placement (declared) leaves a match to the system when one of its bots
-    does not say share_cpu = true; --bot-cpus auto pins it all the same."""
-    free = tmp_path / "free"
-    free.mkdir()
-    (free / "bot.toml").write_text(
-        f'name = "free"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\n', encoding="utf-8"
-    )
+def test_a_match_is_pinned_only_when_asked(tmp_path: Path) -> None:
+    """By default the system places the bots; --affinity auto pins them (bots on the last
+    CPU, the referee on the one before), and so does the deprecated --bot-cpus auto, with
+    a warning that names the option to use instead."""
     cpus = sorted(os.sched_getaffinity(0))
-    for extra, pinned in (((), False), (("--bot-cpus", "auto"), len(cpus) >= 2)):
-        out = tmp_path / f"m{len(extra)}"
-        r = mus("match", REPO / "bots" / "random", free, "--out", out, "--games", "1", "--target", "10",
-                "--match-id", "m", *extra)
+    pinned = {"bots": [cpus[-1]], "referee": [cpus[-2]]} if len(cpus) >= 2 else None
+    for extra, affinity in (((), None), (("--affinity", "auto"), pinned), (("--bot-cpus", "auto"), pinned)):
+        out = tmp_path / f"m{len(extra)}{extra[:1]}"
+        r = mus("match", REPO / "bots" / "random", REPO / "bots" / "random", "--out", out, "--games", "1",
+                "--target", "10", "--match-id", "m", *extra)
         assert r.returncode == 0, r.stderr
         header = jsonl(out / "m.jsonl")[0]
-        expected = ([cpus[-1]], [cpus[-2]]) if pinned else (None, None)
-        assert (header["bot_cpus"], header["referee_cpus"]) == expected, extra
+        assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": affinity}, extra
+        assert ("setting.deprecated" in r.stderr) == (extra[:1] == ("--bot-cpus",)), r.stderr
+    assert "--affinity auto" in r.stderr
 
 
 # --- interruptions -----------------------------------------------------------------------------
@@ -439,98 +439,57 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
 # --- bot placement -----------------------------------------------------------------------------
 
 
-def test_auto_placement_is_in_every_header(league_a: Path, league_b: Path) -> None:
-    """small.toml leaves bot_cpus at its default, "declared", and its bots all say
-    share_cpu = true, so league_a's matches are placed as league_b's (--bot-cpus auto):
-    each header says where its match ran, one of the placements of the league's slots
-    (any slot: which one a match gets depends on timing)."""
-    from arena.remote.placement import BotCpus
-
-    auto = BotCpus.parse("auto")
-    for out, jobs in ((league_a, 2), (league_b, 1)):
-        allowed = [auto.for_slot(slot, jobs) for slot in range(jobs)]
-        as_lists = [(sorted(p.bots) if p.bots else None, sorted(p.referee) if p.referee else None) for p in allowed]
+def test_the_run_is_in_every_header(league_a: Path, league_b: Path) -> None:
+    """Each match's header says how it was run (``run``): league_a as the system places
+    it, polling 0 µs (--spin-us 0); league_b with --affinity auto and one job, so every
+    match on the slot's CPUs, polling the default window. league.json says what was asked."""
+    for out, poll, affinity in ((league_a, 0, None), (league_b, DEFAULT_POLL_US, "auto")):
+        placed = Runtime(affinity=affinity).placement
+        expected = None if placed.bots is None else {"bots": sorted(placed.bots), "referee": sorted(placed.referee or ())}
         for log in (out / "logs").iterdir():
             header = jsonl(log)[0]
-            assert (header["bot_cpus"], header["referee_cpus"]) in as_lists, log.name
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) >= 2:  # one job: the bots on the last CPU, the referee on the one before
-        header = jsonl(next((league_b / "logs").iterdir()))[0]
-        assert (header["bot_cpus"], header["referee_cpus"]) == ([cpus[-1]], [cpus[-2]])
-    assert json.loads((league_a / "league.json").read_text())["bot_cpus"] == "declared"
-    assert json.loads((league_b / "league.json").read_text())["bot_cpus"] == "auto"
+            assert header["run"] == {"poll_us": poll, "affinity": expected}, log.name
+            assert not {"bot_cpus", "referee_cpus", "spin_us"} & set(header), log.name
+        league = json.loads((out / "league.json").read_text())
+        assert league["run"] == {"poll_us": poll, "affinity": affinity}
+        assert "bot_cpus" not in league and "spin_us" not in league
 
 
-def test_declared_placement_is_decided_for_the_whole_league(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With one entry that does not say share_cpu, no match of the league is pinned, not
-    even those between entries that do (their processes would share the CPUs of pinned
-    matches); with every entry saying it, every match is. (run_match is replaced: only the
-    placements it is given matter here.)"""
-    import arena.league.runner as runner
-    from arena.league.runmatch import MatchOutcome
-    from arena.referee.match import MatchResult
-
-    given: list[Any] = []
-
-    def fake_run_match(specs, seating, config, log_dir, **kwargs):  # type: ignore[no-untyped-def]
-        given.append(kwargs["placement"])
-        result = MatchResult(config.match_id, config.seed, 0, (1, 0), "completed", 1, (10, 0), [])
-        return MatchOutcome(config.match_id, seating, result, log_dir / f"{config.match_id}.jsonl")
-
-    monkeypatch.setattr(runner, "run_match", fake_run_match)
-    free = tmp_path / "free"
-    free.mkdir()
-    (free / "bot.toml").write_text(f'name = "free"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\n')
+def test_deprecated_keys_of_a_league_file_still_work(tmp_path: Path) -> None:
+    """spin_us and bot_cpus are read, each with one warning saying what to use instead:
+    bot_cpus = "auto" (or a CPU list) becomes the affinity, "declared" and "any" the
+    default; the command line's values replace the file's."""
     text = SMALL.read_text(encoding="utf-8").replace('"../../../', f'"{REPO}/')
-    cpus = sorted(os.sched_getaffinity(0))
-    for extra, pinned in (("", len(cpus) >= 2), (f'\n[[entry]]\nname = "free"\nbot = "{free}"\n', False)):
-        path = tmp_path / f"league{len(extra)}.toml"
-        path.write_text(text + extra, encoding="utf-8")
-        given.clear()
-        runner.run_league(load_league(path), tmp_path / f"out{len(extra)}", jobs=1)
-        assert len(given) == len(schedule(load_league(path))) > 0
-        expected = (frozenset({cpus[-1]}), frozenset({cpus[-2]})) if pinned else (None, None)
-        assert {(p.bots, p.referee) for p in given} == {expected}, extra
+    for cpus, affinity in (('"auto"', "auto"), ('"declared"', None), ('"any"', None), ("0", "0")):
+        path = tmp_path / f"old{len(cpus)}{cpus[1:3]}.toml"
+        path.write_text(text.replace("jobs = 2", f"jobs = 2\nspin_us = 50\nbot_cpus = {cpus}"), encoding="utf-8")
+        with structlog.testing.capture_logs() as logs:
+            config = load_league(path)
+            load_league(path)  # once per file
+        assert (config.runtime.poll_us, config.runtime.affinity) == (50, affinity)
+        warned = [e for e in logs if e["event"] == "setting.deprecated"]
+        assert sorted(e["setting"] for e in warned) == ["bot_cpus", "spin_us"], logs
+        assert all(e["source"] == str(path) and e["instead"] for e in warned)
+        overridden = load_league(path, affinity="none", poll_us=0)
+        assert (overridden.runtime.poll_us, overridden.runtime.affinity) == (0, None)
+    assert load_league(SMALL).runtime == Runtime()  # nothing pinned, the default window
 
 
-def test_the_polling_window_is_in_every_header(league_a: Path, league_b: Path) -> None:
-    """league_a asked for no polling (--spin-us 0), league_b for the default: each
-    match's header and the league's own record say so."""
-    from arena.referee.eventloop import DEFAULT_SPIN_US
-
-    for out, spin in ((league_a, 0), (league_b, DEFAULT_SPIN_US)):
-        for log in (out / "logs").iterdir():
-            assert jsonl(log)[0]["spin_us"] == spin, log.name
-        assert json.loads((out / "league.json").read_text())["spin_us"] == spin
-
-
-def test_spin_us_in_the_file_and_its_override(tmp_path: Path) -> None:
-    text = SMALL.read_text(encoding="utf-8").replace("jobs = 2", "jobs = 2\nspin_us = 50")
-    assert "spin_us = 50" in text
-    path = tmp_path / "spin.toml"
-    path.write_text(text.replace('"../../../', f'"{REPO}/'), encoding="utf-8")
-    assert load_league(path).spin_us == 50
-    assert load_league(path, spin_us=0).spin_us == 0
-    assert load_league(SMALL).spin_us > 0  # the default polls
-
-
-def test_bot_cpus_override_replaces_a_file_value_this_machine_lacks() -> None:
-    """A league file written for a bigger machine (bot_cpus = "4090-4095") loads with an
-    override; without one it is refused; a malformed value is refused either way."""
+def test_an_override_replaces_a_file_value_this_machine_lacks() -> None:
+    """A league file written for a bigger machine (bot_cpus = "4090-4095") loads with
+    --affinity; without it it is refused; a malformed value is refused either way."""
     from arena.league.config import LeagueConfigError
-    from arena.remote.placement import BotCpus
 
     bad = DATA / "bad"
     with pytest.raises(LeagueConfigError, match="not available"):
         load_league(bad / "bot_cpus_unavailable.toml")
-    config = load_league(bad / "bot_cpus_unavailable.toml", bot_cpus=BotCpus.parse("any"))
-    assert str(config.bot_cpus) == "any"
+    assert load_league(bad / "bot_cpus_unavailable.toml", affinity="none").runtime.affinity is None
     with pytest.raises(LeagueConfigError, match="bot_cpus"):
-        load_league(bad / "bad_bot_cpus.toml", bot_cpus=BotCpus.parse("any"))
+        load_league(bad / "bad_bot_cpus.toml", affinity="none")
 
 
 def test_matches_played_at_once_never_share_a_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runner's slots: with bot_cpus = "auto" and three jobs, overlapping matches
+    """The runner's slots: with --affinity auto and three jobs, overlapping matches
     always got different CPUs, and every slot's CPU was used."""
     import dataclasses
     import threading
@@ -544,17 +503,16 @@ def test_matches_played_at_once_never_share_a_cpu(tmp_path: Path, monkeypatch: p
     spans: list[tuple[float, float, frozenset[int] | None]] = []
     lock = threading.Lock()
 
-    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, placement=None, **kw):  # type: ignore[no-untyped-def]
+    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, runtime=None, **kw):  # type: ignore[no-untyped-def]
         start = time.monotonic()
         time.sleep(0.05)
         with lock:
-            spans.append((start, time.monotonic(), placement.bots))
+            spans.append((start, time.monotonic(), runtime.placement.bots))
         result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), "completed", 1, (1, 0), seats=[])
         return MatchOutcome(mc.match_id, seating, result, out_dir / f"{mc.match_id}.jsonl")
 
     monkeypatch.setattr(runner, "run_match", fake_run_match)
-    config = dataclasses.replace(load_league(SMALL), bot_cpus=placement.BotCpus.parse("auto"),
-                                 matches_per_pairing=6)
+    config = dataclasses.replace(load_league(SMALL), runtime=Runtime(affinity="auto"), matches_per_pairing=6)
     run = runner.run_league(config, tmp_path / "out", jobs=3)
     assert len(run.results) == len(spans) == 3 * 6
     for i, (s1, e1, c1) in enumerate(spans):

@@ -23,9 +23,10 @@ import pytest
 from arena.engine import Rules
 from arena.engine.random_play import random_action
 from arena.referee import eventloop
-from arena.referee.eventloop import MAX_SPIN_US, SpinningSelector, new_event_loop, refereeing, thread_loop
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.eventloop import MAX_POLL_US, SpinningSelector, new_event_loop, refereeing, thread_loop
+from arena.referee.match import MatchConfig, play_match_async
 from arena.referee.player import Decision
+from arena.runtime import Runtime
 
 BASE: Any = SpinningSelector.__mro__[1]  # the platform's selector class, whose select() does the waiting
 
@@ -82,7 +83,7 @@ def polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever machine the tests run on, the process may use two CPUs."""
-    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 2)
+    monkeypatch.setattr(eventloop, "process_cpus", lambda: 2)
 
 
 def _selector(spin_s: float, sock: socket.socket) -> SpinningSelector:
@@ -222,14 +223,16 @@ class _AwaitingPlayer:
         return Decision(random_action(self.rng, view.legal_actions))
 
 
-def _play_one_hand(spin_us: int) -> None:
+def _play_one_hand(poll_us: int) -> None:
     players = [_AwaitingPlayer(s) for s in range(4)]
     config = MatchConfig(rules=Rules(), seed=3, match_id="poll", max_hands=1)
-    play_match(players, config, spin_us=spin_us)
+    with Runtime(poll_us=poll_us).refereeing() as loop:
+        assert loop is thread_loop()
+        loop.run_until_complete(play_match_async(players, config))
     thread_loop().close()
 
 
-def test_play_match_polls_with_its_window(polls: list[int], two_cpus: None) -> None:
+def test_a_match_under_a_runtime_polls_with_its_window(polls: list[int], two_cpus: None) -> None:
     _in_thread(lambda: _play_one_hand(500))
     assert polls[0] > 0
     polls[0] = 0
@@ -238,9 +241,9 @@ def test_play_match_polls_with_its_window(polls: list[int], two_cpus: None) -> N
     assert eventloop._refereeing == 0
 
 
-def test_play_match_refuses_a_bad_window_before_the_match() -> None:
-    with pytest.raises(ValueError, match="polling window"):
-        play_match([_AwaitingPlayer(s) for s in range(4)], MatchConfig(rules=Rules(), seed=3), spin_us=-1)
+def test_a_runtime_refuses_a_bad_window_when_built() -> None:
+    with pytest.raises(ValueError, match="poll_us: the polling window"):
+        Runtime(poll_us=-1)
     assert eventloop._refereeing == 0
 
 
@@ -271,12 +274,12 @@ def test_two_matches_refereed_at_once_do_not_poll(polls: list[int], two_cpus: No
 
 def test_a_process_with_one_cpu_does_not_poll(polls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """On one CPU, the polling referee would hold the CPU its bot needs to answer."""
-    monkeypatch.setattr(eventloop, "PROCESS_CPUS", 1)
+    monkeypatch.setattr(eventloop, "process_cpus", lambda: 1)
     _in_thread(_referee_a_short_wait)
     assert polls[0] == 0
 
 
-@pytest.mark.parametrize("bad", [-1, MAX_SPIN_US + 1, True, 0.5])
+@pytest.mark.parametrize("bad", [-1, MAX_POLL_US + 1, True, 0.5])
 def test_a_bad_window_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="polling window"):
         new_event_loop(bad)
@@ -287,22 +290,21 @@ def test_a_bad_window_is_refused(bad: Any) -> None:
 
 
 def test_the_window_reaches_the_hand_log_header(tmp_path: Path) -> None:
-    """run_match records the window it was given (a timing field: untimed() drops it)."""
+    """run_match records its runtime as the header's ``run`` (a timing field: untimed()
+    drops it)."""
     from arena.handlog import untimed
     from arena.league.runmatch import Seating, run_match
 
     headers = []
-    for spin in (0, 350):
+    for poll in (0, 350):
         players = [_AwaitingPlayer(s, 0.0) for s in range(4)]
-        config = MatchConfig(rules=Rules(), seed=5, match_id=f"m{spin}", max_hands=1)
-        outcome = run_match([], Seating(("r", "r", "r", "r")), config, tmp_path, players=players, spin_us=spin)
+        config = MatchConfig(rules=Rules(), seed=5, match_id=f"m{poll}", max_hands=1)
+        outcome = run_match([], Seating(("r", "r", "r", "r")), config, tmp_path, players=players,
+                            runtime=Runtime(poll_us=poll))
         header = json.loads(outcome.log_path.read_text().splitlines()[0])
-        assert header["spin_us"] == spin
+        assert header["run"] == {"poll_us": poll, "affinity": None}
         headers.append(untimed({k: v for k, v in header.items() if k != "match_id"}))
     assert headers[0] == headers[1]
-    with pytest.raises(ValueError, match="polling window"):
-        run_match([], Seating(("r", "r", "r", "r")), config, tmp_path / "bad", players=players, spin_us=-1)
-    assert not (tmp_path / "bad").exists()  # refused before anything was written
 
 
 def _referee_a_short_wait() -> None:
@@ -388,3 +390,14 @@ def test_no_cgroup_information_means_no_limit(tmp_path: Path) -> None:
     assert eventloop.cgroup_cpu_limit(tmp_path / "nowhere") is None
     proc = _fake_proc(tmp_path, ["garbage", f"30 23 0:26 / {tmp_path} rw - cgroup2 cgroup2 rw"], "0::/x\n")
     assert eventloop.cgroup_cpu_limit(proc) is None  # no cpu.max files: unlimited
+
+
+def test_importing_the_loop_module_reads_nothing() -> None:
+    """The CPUs the process may use (affinity, cgroup quota) are read when a match first
+    needs them, not when the transport imports the module."""
+    import subprocess
+    import sys
+
+    code = "import arena.referee.eventloop as e; print(e.process_cpus.cache_info().currsize)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "0"

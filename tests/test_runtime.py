@@ -1,0 +1,145 @@
+"""The runtime seam (arena/runtime.py): one object, validated when built, one ``run``
+object in the hand log's header; and the settings it replaced, still accepted with one
+deprecation warning each (a manifest's share_cpu, --bot-cpus, --spin-us; a league file's
+bot_cpus and spin_us are in tests/league/test_league.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+
+from arena import runtime
+from arena.remote import placement
+from arena.remote.manifest import load_manifest
+from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test sees the warnings "once per process" would have given already."""
+    monkeypatch.setattr(runtime, "_WARNED", set())
+    yield
+
+
+@pytest.fixture
+def four_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(placement, "available_cpus", lambda: frozenset(range(4)))
+
+
+def deprecations(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in logs if e["event"] == "setting.deprecated"]
+
+
+def test_the_default_polls_and_pins_nothing() -> None:
+    rt = Runtime()
+    assert (rt.poll_us, rt.affinity) == (DEFAULT_POLL_US, None)
+    assert rt.header() == {"poll_us": DEFAULT_POLL_US, "affinity": None}
+    assert rt.to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": None}
+    assert Runtime(affinity="none") == rt
+    assert Runtime(affinity="auto", poll_us=0) == Runtime(affinity=" AUTO ", poll_us=0)  # canonical
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"poll_us": -1}, "poll_us: the polling window must be a whole number of µs from 0 to 10000, not -1"),
+        ({"poll_us": MAX_POLL_US + 1}, "poll_us: the polling window"),
+        ({"poll_us": True}, "poll_us: the polling window"),
+        ({"poll_us": 0.5}, "poll_us: the polling window"),
+        ({"affinity": "lots"}, "affinity: the affinity must be 'none', 'auto' or a CPU list"),
+        ({"affinity": 3}, "affinity: must be 'auto' or a CPU list"),
+        ({"affinity": "9999"}, "affinity: CPU 9999 is not available to the arena"),
+        ({"jobs": 0}, "jobs: must be an integer >= 1"),
+        ({"slot": 2, "jobs": 2}, "slot: must be below jobs"),
+    ],
+)
+def test_a_bad_value_is_refused_when_built_in_one_line(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        Runtime(**kwargs)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_header_says_where_the_match_ran(four_cpus: None) -> None:
+    auto = Runtime(affinity="auto")
+    assert auto.header() == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": [3], "referee": [2]}}
+    # Bots the arena did not start (at an address, in-process) run where they run.
+    assert auto.header(bots_placed=False) == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [2]}}
+    assert auto.for_job(1, 2).header()["affinity"] == {"bots": [1], "referee": [0]}
+    assert auto.for_job(1, 2).to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": "auto"}
+    listed = Runtime(poll_us=0, affinity="2,1")
+    assert listed.header() == {"poll_us": 0, "affinity": {"bots": [1, 2], "referee": None}}
+    assert listed.header(bots_placed=False) == {"poll_us": 0, "affinity": None}
+
+
+def test_a_manifest_with_share_cpu_loads_with_one_warning(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text(
+        f'name = "old"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\nshare_cpu = true\n',
+        encoding="utf-8",
+    )
+    with structlog.testing.capture_logs() as logs:
+        first, second = load_manifest(tmp_path), load_manifest(tmp_path / "bot.toml")
+    assert first == second and first.name == "old"
+    (warned,) = deprecations(logs)
+    assert (warned["setting"], warned["source"]) == ("share_cpu", str(tmp_path / "bot.toml"))
+    assert "remove the line" in warned["instead"]
+
+
+def test_the_bundled_bots_no_longer_say_share_cpu() -> None:
+    for folder in ("bots/random", "bots/rulebot", "bots/cpp", "bots/js", "bench/bots/trivial"):
+        assert "share_cpu" not in (REPO / folder / "bot.toml").read_text(encoding="utf-8"), folder
+
+
+@pytest.mark.parametrize(
+    ("old", "affinity", "instead"),
+    [("declared", "none", "nothing: the system places the bots"), ("any", "none", "nothing"),
+     ("auto", "auto", "--affinity auto"), ("0", "0", "--affinity 0")],
+)
+def test_the_old_flags_map_onto_the_runtime_with_one_warning_each(old: str, affinity: str, instead: str) -> None:
+    with structlog.testing.capture_logs() as logs:
+        assert command_line(None, old, 0) == (affinity, 0)
+        assert command_line(None, old, 0) == (affinity, 0)  # once per flag
+    assert [(e["setting"], e["source"]) for e in deprecations(logs)] == [("--bot-cpus", "command line"),
+                                                                           ("--spin-us", "command line")]
+    assert deprecations(logs)[0]["instead"].startswith(instead)
+    assert "polls 0 µs" in deprecations(logs)[1]["instead"]
+
+
+def test_affinity_wins_over_the_old_flag() -> None:
+    with structlog.testing.capture_logs() as logs:
+        assert command_line("auto", "any") == ("auto", None)
+        assert command_line(None) == (None, None)
+    assert [e["setting"] for e in deprecations(logs)] == ["--bot-cpus"]
+
+
+def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
+    """A manifest with share_cpu, --bot-cpus and --spin-us: the match is played, each
+    setting warned about once, on one line, and the header's ``run`` says what was done."""
+    bot = tmp_path / "old"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        f'name = "old"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\nshare_cpu = true\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "m"
+    r = subprocess.run(
+        [sys.executable, "-m", "arena", "match", str(bot), str(REPO / "bots" / "random"), "--out", str(out),
+         "--games", "1", "--target", "10", "--match-id", "m", "--bot-cpus", "any", "--spin-us", "0"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "setting.deprecated" in line]
+    assert len(lines) == 3, r.stderr
+    for setting in ("share_cpu", "--bot-cpus", "--spin-us"):
+        assert sum(setting in line for line in lines) == 1, (setting, lines)
+    header = json.loads((out / "m.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert header["run"] == {"poll_us": 0, "affinity": None}
