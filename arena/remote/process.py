@@ -12,6 +12,7 @@ then SIGTERM to the group, then SIGKILL. A registry stops every live bot at exit
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import stat
@@ -294,27 +295,16 @@ class BotProcess:
         proc = self.proc
         if proc is None:
             return
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            pass
-        for sig, wait_s in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 2.0)):
-            try:
-                os.killpg(proc.pid, sig)  # the whole group: children the bot spawned too
-            except (ProcessLookupError, PermissionError):
-                break
-            if proc.poll() is None:
-                try:
-                    proc.wait(timeout=wait_s)
-                except subprocess.TimeoutExpired:
-                    continue
-        # The leader is gone (or will not go): make sure no child of the group survives it.
-        try:
+        # SIGTERM to the whole group (children the bot spawned too), a second to go, then
+        # SIGKILL to whatever is left of it, the leader or a child that outlived it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
+            os.killpg(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1.0)
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if proc.poll() is None:
-            proc.wait(timeout=5)
+        proc.wait(timeout=5)
         self._join_drains(1.0)
         # A drain still running means a process outside the group (one that called
         # setsid) holds the pipes: closing a stream while its thread reads it would block
