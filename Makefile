@@ -25,13 +25,13 @@ demo: setup
 	$(VENV)/bin/mus league leagues/demo.toml --out out/demo-$$(date +%Y%m%d-%H%M%S)
 
 lint: setup-dev
-	$(VENV)/bin/ruff check arena sdk/mus_sdk bots tests bench
+	$(VENV)/bin/ruff check arena sdk/mus_core sdk/mus_sdk bots tests bench
 
 # Everything the arena and the SDK ship, strict (pyproject.toml): MYPYPATH finds the SDK
 # from its source folder (mypy cannot follow the editable install's import hook).
 typecheck: setup-dev
 	MYPYPATH=sdk $(VENV)/bin/mypy arena
-	cd sdk && ../$(VENV)/bin/mypy mus_sdk
+	cd sdk && ../$(VENV)/bin/mypy mus_core mus_sdk
 
 # buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS).
 lint-proto:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine import HandResult, format_cards
+from arena.engine import HandEnd, HandResult, format_cards
+
+
+def ended_by_text(ended_by: HandEnd | None) -> str | None:
+    """How a hand ended as hand logs and results write it (``count``, ``count:pares``,
+    ``deje:grande``, ``ordago:punto``...); ``None`` stays ``None`` (a game unfinished)."""
+    return None if ended_by is None else str(ended_by.value)
 
 
 def result_to_json(result: HandResult) -> dict[str, Any]:
@@ -15,7 +21,7 @@ def result_to_json(result: HandResult) -> dict[str, Any]:
         "dealer": result.dealer,
         "mano": result.mano,
         "hands": [format_cards(h) for h in result.hands],
-        "declarations": {k: list(v) for k, v in result.declarations.items()},
+        "declarations": {lance.name.lower(): list(v) for lance, v in result.declarations.items()},
         "lances": [
             {
                 "lance": lr.lance.name.lower(),
@@ -36,7 +42,7 @@ def result_to_json(result: HandResult) -> dict[str, Any]:
         "scores_after": list(result.scores_after),
         "game_over": result.game_over,
         "game_winner": result.game_winner,
-        "ended_by": result.ended_by,
+        "ended_by": ended_by_text(result.ended_by),
     }
 
 
@@ -73,5 +79,5 @@ def format_result(result: HandResult) -> str:
         lines.append(f"  {name:<7} {desc}" + (f": {detail}" if detail else ""))
     lines.append(f"  scores after: T0 {result.scores_after[0]} - T1 {result.scores_after[1]}")
     if result.game_over:
-        lines.append(f"  game over: T{result.game_winner} wins ({result.ended_by})")
+        lines.append(f"  game over: T{result.game_winner} wins ({ended_by_text(result.ended_by)})")
     return "\n".join(lines)

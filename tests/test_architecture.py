@@ -1,4 +1,5 @@
-"""The layers import only downward: the engine is pure, the SDK stands alone."""
+"""The layers import only downward: mus_core is the standard library's alone, the engine is
+pure (the standard library and mus_core), the SDK stands alone."""
 
 from __future__ import annotations
 
@@ -32,13 +33,27 @@ def _files(folder: str) -> list[Path]:
     return files
 
 
-def test_engine_imports_stdlib_only() -> None:
-    """arena/engine: standard library only, and no I/O, clock or logging modules."""
+def test_mus_core_imports_stdlib_only() -> None:
+    """sdk/mus_core, the game's vocabulary: standard library only (no protobuf, nothing of
+    the arena or of mus_sdk), and no I/O, clock or logging modules."""
+    for path in _files("sdk/mus_core"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if top == "mus_core":
+                continue
+            assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {name}"
+            assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"
+
+
+def test_engine_imports_stdlib_and_mus_core_only() -> None:
+    """arena/engine: the standard library and mus_core only, and no I/O, clock or logging modules."""
     for path in _files("arena/engine"):
         for name in _imports(path):
             top = name.split(".")[0]
             if top == "arena":
                 assert name.startswith("arena.engine"), f"{path.name} imports {name}"
+                continue
+            if top == "mus_core":
                 continue
             assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {name}"
             assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"

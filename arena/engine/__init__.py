@@ -1,11 +1,16 @@
-"""The pure rules engine of Mus: standard library only; no I/O, clock or logging.
+"""The pure rules engine of Mus: standard library and :mod:`mus_core` only; no I/O, clock or logging.
+
+The game's vocabulary (cards, actions, rules, evaluation, events, results, errors) is
+:mod:`mus_core`, shared with the bot SDK; this package adds the match state machine
+(:class:`MusState`) and re-exports the vocabulary, so both import paths name the same
+classes.
 
 Public API::
 
     from arena.engine import MusState, Rules, Action, Card
 """
 
-from arena.engine.actions import (
+from mus_core.actions import (
     MUS,
     NO_MUS,
     NO_QUEREMOS,
@@ -17,24 +22,41 @@ from arena.engine.actions import (
     Action,
     ActionKind,
     DiscardChoice,
+    DiscardRange,
     EnvidoRange,
     LegalAction,
     discard,
     envido,
+    format_legal,
     is_in,
 )
-from arena.engine.cards import CARDS, Card, format_cards, parse_cards, parse_rank
-from arena.engine.errors import IllegalActionError, IllegalSignalError, InvalidActionError, MusError
-from arena.engine.evaluate import HandEval, evaluate
-from arena.engine.events import Event, EventKind, HandResult, Lance, LanceOutcome, LanceResult, Phase, Sena
-from arena.engine.rules import JuegoReal, MusCorrido, Rules, SignalMode
-from arena.engine.state import LiveBet, MusState, SeatView
+from mus_core.cards import CARDS, SUIT_CHARS, Card, format_cards, parse_cards, parse_rank
+from mus_core.errors import IllegalActionError, IllegalSignalError, InvalidActionError, MusError
+from mus_core.evaluate import HandEval, HandValue, evaluate
+from mus_core.events import (
+    Declarations,
+    Event,
+    EventKind,
+    HandEnd,
+    HandEndKind,
+    HandResult,
+    Lance,
+    LanceOutcome,
+    LanceResult,
+    LiveBet,
+    Phase,
+    Sena,
+)
+from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
+
+from arena.engine.state import SEED_LIMIT, MusState, SeatView
 
 __all__ = [
     "CARDS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS", "QUIERO",
-    "Action", "ActionKind", "Card", "DiscardChoice", "EnvidoRange", "Event", "EventKind",
-    "HandEval", "HandResult", "IllegalActionError", "IllegalSignalError", "InvalidActionError",
-    "JuegoReal", "Lance", "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MusCorrido",
-    "MusError", "MusState", "Phase", "Rules", "SeatView", "Sena", "SignalMode", "discard",
-    "envido", "evaluate", "format_cards", "is_in", "parse_cards", "parse_rank",
+    "SEED_LIMIT", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations", "DiscardChoice",
+    "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandEval", "HandResult",
+    "HandValue", "IllegalActionError", "IllegalSignalError", "InvalidActionError", "JuegoReal", "Lance",
+    "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MusCorrido", "MusError", "MusState", "Phase",
+    "Rules", "SeatView", "Sena", "SignalMode", "discard", "envido", "evaluate", "format_cards",
+    "format_legal", "is_in", "parse_cards", "parse_rank",
 ]

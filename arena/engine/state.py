@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine.actions import (
+from mus_core.actions import (
     MUS,
     NO_MUS,
     NO_QUEREMOS,
@@ -44,31 +44,28 @@ from arena.engine.actions import (
     QUEREMOS,
     QUIERO,
     Action,
-    DiscardChoice,
+    DiscardRange,
     EnvidoRange,
     LegalAction,
 )
-from arena.engine.cards import CARDS, Card
-from arena.engine.errors import IllegalActionError, IllegalSignalError, InvalidActionError
-from arena.engine.evaluate import (
-    PARES_DUPLES,
-    PARES_MEDIAS,
-    PARES_PAR,
-    RANK_BITS,
-    HandEval,
-    table,
-)
-from arena.engine.events import (
+from mus_core.cards import CARDS, Card
+from mus_core.errors import IllegalActionError, IllegalSignalError, InvalidActionError
+from mus_core.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_PAR, RANK_BITS, HandValue, table
+from mus_core.events import (
+    Declarations,
     Event,
     EventKind,
+    HandEnd,
+    HandEndKind,
     HandResult,
     Lance,
     LanceOutcome,
     LanceResult,
+    LiveBet,
     Phase,
     Sena,
 )
-from arena.engine.rules import MusCorrido, Rules, SignalMode
+from mus_core.rules import MusCorrido, Rules, SignalMode
 
 GRANDE, CHICA, PARES, JUEGO, PUNTO = Lance
 _K_MUS, _K_NO_MUS, _K_DISCARD, _K_PASO, _K_ENVIDO = 0, 1, 2, 3, 4
@@ -103,20 +100,6 @@ def _orders(n: int) -> tuple[tuple[int, ...], ...]:
 
 
 _ORDERS = {n: _orders(n) for n in (2, 4, 6)}
-
-
-@dataclass(frozen=True, slots=True)
-class LiveBet:
-    """The bet on the table in the current lance, as a seat sees it."""
-
-    team: int
-    seat: int
-    stake: int
-    """Total proposed for the lance. For an órdago: the stake it raised (0 when the
-    órdago opened the lance); ``is_ordago`` tells the two apart."""
-    prev: int
-    """What the betting team collects if this bet is declined (the deje)."""
-    is_ordago: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,7 +411,7 @@ class MusState:
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """What the seat to act may do, in a fixed order.
 
-        MUS phase: ``(mus, no-mus)``. DISCARD: one :class:`DiscardChoice`. Betting before
+        MUS phase: ``(mus, no-mus)``. DISCARD: one :class:`DiscardRange`. Betting before
         a bet: ``(paso, EnvidoRange, ordago)``; answering a bet: ``(no-quiero, quiero,
         EnvidoRange, ordago)`` (no raise against an órdago, none when ``max_stake`` leaves
         no room; ``queremos``/``no-queremos`` appended with the plural variant). Empty
@@ -440,7 +423,7 @@ class MusState:
         if phase == Phase.MUS:
             return _MUS_LEGAL
         if phase == Phase.DISCARD:
-            return (DiscardChoice(tuple(sorted(self.hands[self.to_act_seat]))),)
+            return (DiscardRange(tuple(sorted(self.hands[self.to_act_seat]))),)
         plural = self.rules.plural_answers_bind_partner and self.bet_team >= 0 and self.r_idx == 0 and len(self.answerers) > 1
         key = (self.bet_team >= 0, self.stake if not self.is_ordago else -1, plural)
         cached = self._legal_cache.get(key)
@@ -629,8 +612,8 @@ class MusState:
         self.a_idx = 0
         self.accepted = False
         self.eligible: list[int] = []
-        self.evals: list[HandEval] = []
-        self.declarations: dict[str, tuple[bool, ...]] = {}
+        self.evals: list[HandValue] = []
+        self.declarations: dict[Lance, tuple[bool, ...]] = {}
         # Per lance: (outcome, stake, bet_team, deje); filled as lances are decided.
         self.lance_state: list[tuple[LanceOutcome, int, int, int] | None] = [None] * 4
         self.lance = GRANDE
@@ -745,8 +728,8 @@ class MusState:
             order = self._order_from_mano()
             if lance == PARES or lance == JUEGO:
                 evals = self.evals
-                has = [(evals[s].pares if lance == PARES else evals[s].juego) > 0 for s in range(self.n)]
-                self.declarations["pares" if lance == PARES else "juego"] = tuple(has)
+                has = [(evals[s].pares_key if lance == PARES else evals[s].juego_key) > 0 for s in range(self.n)]
+                self.declarations[lance] = tuple(has)
                 for s in order:
                     self.history.append(_event(EventKind.DECLARATION, s, lance, None, int(has[s])))
                 eligible = [s for s in order if has[s]]
@@ -868,7 +851,7 @@ class MusState:
         self.history.append(_lance_end(lance, LanceOutcome.ORDAGO))
         slot = JUEGO if lance == PUNTO else lance
         self.lance_state[slot] = (LanceOutcome.ORDAGO, 0, self.bet_team, 0)
-        self._finish_hand(team, f"ordago:{lance.name.lower()}", ordago_winner=w)
+        self._finish_hand(team, HandEnd.of(HandEndKind.ORDAGO, lance), ordago_winner=w)
 
     def _end_lance(self, outcome: LanceOutcome, stake: int, bet_team: int, deje: int) -> None:
         lance = self.lance
@@ -876,7 +859,7 @@ class MusState:
         self.lance_state[slot] = (outcome, stake, bet_team, deje)
         self.history.append(_lance_end(lance, outcome))
         if deje and self.scores[bet_team] >= self.rules.target_points:
-            self._finish_hand(bet_team, f"deje:{lance.name.lower()}")
+            self._finish_hand(bet_team, HandEnd.of(HandEndKind.DEJE, lance))
             return
         if lance >= JUEGO:
             self._count()
@@ -888,7 +871,7 @@ class MusState:
     def _team_values(self, team: int, lance: Lance) -> int:
         evals = self.evals
         if lance == PARES:
-            return sum(evals[s].pares_kind for s in range(team, self.n, 2))
+            return sum(evals[s].pares for s in range(team, self.n, 2))
         return sum(evals[s].juego_value for s in range(team, self.n, 2))
 
     def _count(self) -> None:
@@ -897,13 +880,13 @@ class MusState:
         scores = self.scores
         results: list[LanceResult] = []
         game_winner: int | None = None
-        ended_by = "count"
+        ended_by = HandEnd.COUNT
         for slot in (GRANDE, CHICA, PARES, JUEGO):
             state = self.lance_state[slot]
             assert state is not None
             outcome, stake, bet_team, deje = state
             lance = slot
-            if slot == JUEGO and self.declarations.get("juego") is not None and not any(self.declarations["juego"]):
+            if slot == JUEGO and JUEGO in self.declarations and not any(self.declarations[JUEGO]):
                 lance = PUNTO
             if game_winner is not None:
                 results.append(LanceResult(lance, outcome, stake, _opt(bet_team), deje, counted=False))
@@ -935,7 +918,7 @@ class MusState:
                 scores[team] += points
                 if scores[team] >= target:
                     game_winner = team
-                    ended_by = f"count:{lance.name.lower()}"
+                    ended_by = HandEnd.of(HandEndKind.COUNT, lance)
             results.append(
                 LanceResult(
                     lance, outcome, stake, _opt(bet_team), deje, winner_seat, team,
@@ -944,7 +927,7 @@ class MusState:
             )
         self._record_hand(tuple(results), game_winner, ended_by)
 
-    def _finish_hand(self, game_winner: int, ended_by: str, ordago_winner: int | None = None) -> None:
+    def _finish_hand(self, game_winner: int, ended_by: HandEnd, ordago_winner: int | None = None) -> None:
         """The hand ends before the count: a deje reached the target, or an órdago was accepted."""
         results: list[LanceResult] = []
         for slot in (GRANDE, CHICA, PARES, JUEGO):
@@ -965,7 +948,7 @@ class MusState:
                 results.append(LanceResult(lance, outcome, stake, _opt(bet_team), deje, counted=False))
         self._record_hand(tuple(results), game_winner, ended_by)
 
-    def _record_hand(self, lances: tuple[LanceResult, ...], game_winner: int | None, ended_by: str) -> None:
+    def _record_hand(self, lances: tuple[LanceResult, ...], game_winner: int | None, ended_by: HandEnd) -> None:
         scores_after = (self.scores[0], self.scores[1])
         game_no = self.game_no
         match_over = False
@@ -992,7 +975,7 @@ class MusState:
                 game_over=game_winner is not None,
                 game_winner=game_winner,
                 ended_by=ended_by,
-                declarations=dict(self.declarations),
+                declarations=Declarations(self.declarations.get(PARES), self.declarations.get(JUEGO)),
                 games_won=(self.games[0], self.games[1]),
                 vacas_won=(self.vacas[0], self.vacas[1]),
             )
@@ -1020,7 +1003,7 @@ class MusState:
             return tuple(s for s in true if s != Sena.MEDIAS)
         return true
 
-    def _eval_of(self, seat: int) -> HandEval:
+    def _eval_of(self, seat: int) -> HandValue:
         return self.evals[seat] if self.evals else self._table[sum(RANK_BITS[c] for c in self.hands[seat])]
 
     def _medias_in_time(self) -> bool:
@@ -1158,14 +1141,14 @@ def _lance_end(lance: Lance, outcome: LanceOutcome) -> Event:
 
 
 _FIELD = {GRANDE: 0, CHICA: 1, PARES: 2, JUEGO: 4, PUNTO: 6}
-"""Index in :class:`HandEval` of the strength that decides each lance."""
+"""Index in :class:`HandValue` of the strength that decides each lance."""
 
 
 def _opt(team: int) -> int | None:
     return None if team < 0 else team
 
 
-def _sena_holds(sena: Sena, ev: HandEval) -> bool:
+def _sena_holds(sena: Sena, ev: HandValue) -> bool:
     """Whether a hand-describing seña is true of a hand (§9.2)."""
     if sena == Sena.CORTAR_MUS or sena == Sena.ENVIDAR_MAS:
         return True
@@ -1174,10 +1157,10 @@ def _sena_holds(sena: Sena, ev: HandEval) -> bool:
     return bool(_HAND_TESTS[sena](ev))
 
 
-_TRUE_SENAS: dict[HandEval, tuple[Sena, ...]] = {}
+_TRUE_SENAS: dict[HandValue, tuple[Sena, ...]] = {}
 
 
-def _true_senas(ev: HandEval) -> tuple[Sena, ...]:
+def _true_senas(ev: HandValue) -> tuple[Sena, ...]:
     """The señas true of a hand, timing aside (cached: there are a few hundred hands)."""
     out = _TRUE_SENAS.get(ev)
     if out is None:
@@ -1192,10 +1175,10 @@ _HAND_TESTS = {
     Sena.DOS_ASES: lambda e: e.aces == 2,
     Sena.TRES_ASES: lambda e: e.aces == 3,
     Sena.CUATRO_ASES: lambda e: e.aces == 4,
-    Sena.PARES: lambda e: e.pares_kind == PARES_PAR,
-    Sena.MEDIAS: lambda e: e.pares_kind == PARES_MEDIAS,
-    Sena.DUPLES: lambda e: e.pares_kind == PARES_DUPLES,
-    Sena.JUEGO: lambda e: e.juego > 0 and e.total != 31,
+    Sena.PARES: lambda e: e.pares == PARES_PAR,
+    Sena.MEDIAS: lambda e: e.pares == PARES_MEDIAS,
+    Sena.DUPLES: lambda e: e.pares == PARES_DUPLES,
+    Sena.JUEGO: lambda e: e.juego_key > 0 and e.total != 31,
     Sena.TREINTA_Y_UNA: lambda e: e.total == 31,
     Sena.TREINTA: lambda e: e.total == 30,
     Sena.VEINTINUEVE: lambda e: e.total == 29,

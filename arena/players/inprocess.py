@@ -1,8 +1,10 @@
 """Run a :class:`mus_sdk.Bot` in the arena's process, through the same messages as gRPC.
 
 The view is converted exactly as for a remote bot (engine -> ``mus.v1`` message -> SDK
-observation), so a bot behaves the same in-process and over the wire; only the
-transport is skipped. Used for fast simulations and tests.
+observation), and the bot's action goes back through the message a remote bot would
+send and the reader that checks it, so a bot behaves the same in-process and over the
+wire; only the transport is skipped. The seña needs no conversion: the SDK's
+:class:`~mus_core.events.Sena` is the engine's. Used for fast simulations and tests.
 """
 
 from __future__ import annotations
@@ -48,10 +50,9 @@ class InProcessBot:
             raise BotFault(FaultKind.BOT_ERROR, f"{type(exc).__name__}: {exc}") from None
         try:
             engine_action = wire.action_from_pb(out)
-            engine_sena = wire.sena_from_pb(sena.value + 1) if sena is not None else None
         except wire.WireError as exc:
             raise BotFault(FaultKind.MALFORMED, str(exc)) from None
-        return Decision(engine_action, engine_sena)
+        return Decision(engine_action, sena)
 
     def hand_end(self, result: HandResult) -> None:
         """Forward the revealed hands and the count (games won: the engine's, on the result)."""

@@ -58,9 +58,10 @@ HOME_INSIDE = "/home/bot"
 TMPFS_BYTES = 64 * 1024 * 1024
 """Size of each private tmpfs of a strict bot (/tmp, /dev/shm, home): tmpfs is memory."""
 
-SDK_PACKAGES = ("mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions")
+SDK_PACKAGES = ("mus_core", "mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions")
 """What a Python bot may import besides the standard library under ``strict``: the SDK,
-the generated stubs, and what they need. ``google._upb`` is protobuf's compiled core:
+the generated stubs, and what they need (``mus_core``: the game's vocabulary, which the SDK
+imports). ``google._upb`` is protobuf's compiled core:
 without it protobuf falls back to pure Python, and a bot's decisions cost three times
 as much (measured with bench/protocol.py)."""
 SDK_DISTRIBUTIONS = ("grpcio", "protobuf", "mus-sdk")

@@ -1,133 +1,62 @@
 """Engine values <-> ``mus.v1`` protobuf messages: the thin translation layer.
 
-Enum rule (shared with the SDK): a proto enum number is the engine member's position
-+ 1, 0 being ``*_UNSPECIFIED``; a card's proto rank/suit are the engine's + 1. Bot
-answers are untrusted: :func:`action_from_pb` raises :class:`WireError` on anything
-malformed, and the referee turns that into a fault.
+The engine's values are :mod:`mus_core`'s, the SDK's too, so most conversions are the
+SDK's own (:mod:`mus_sdk.convert`) and every enum number comes from
+:mod:`mus_sdk.protomap`, the one mapping; a card's proto rank/suit are the core's + 1.
+What is here is the arena's side: decision requests built from the engine's
+:class:`~arena.engine.SeatView` (the byte-level builder and its message-based
+oracle), and the notifications. Bot answers are untrusted: :func:`action_from_pb`
+raises :class:`WireError` on anything malformed, and the referee turns that into a
+fault.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
+from mus_sdk import convert as sdk
+from mus_sdk.protomap import to_proto
+from mus_sdk.types import MatchEnd, MatchEndReason, MatchInfo
 
 from arena.engine import (
     CARDS,
-    Action,
-    ActionKind,
     Card,
-    DiscardChoice,
-    EnvidoRange,
     Event,
-    EventKind,
     HandResult,
-    JuegoReal,
     Lance,
-    LanceOutcome,
     LegalAction,
-    MusCorrido,
     MusState,
     Phase,
     Rules,
     SeatView,
     Sena,
-    SignalMode,
-    discard,
-    envido,
 )
-from arena.engine.actions import MUS, NO_MUS, NO_QUEREMOS, NO_QUIERO, ORDAGO, PASO, QUEREMOS, QUIERO
 
 if TYPE_CHECKING:
     from mus_sdk import Observation
 
 
-class WireError(ValueError):
-    """Raised when a message from a bot cannot be read as a valid value."""
+WireError = sdk.ConversionError
+"""Raised when a message from a bot cannot be read as a valid value (the SDK's
+:class:`~mus_sdk.convert.ConversionError`: one reader for both sides)."""
 
-
-_ACTION_FIELDS = (
-    "mus", "no_mus", "discard", "paso", "envido", "quiero", "no_quiero", "ordago", "queremos", "no_queremos",
-)
-"""oneof field name per ActionKind (the proto field number is the kind + 1)."""
-_FIXED = {
-    "mus": MUS, "no_mus": NO_MUS, "paso": PASO, "quiero": QUIERO, "no_quiero": NO_QUIERO,
-    "ordago": ORDAGO, "queremos": QUEREMOS, "no_queremos": NO_QUEREMOS,
-}
-
-MAX_AMOUNT = 1_000_000
+MAX_AMOUNT = sdk.MAX_AMOUNT
 """Largest envido accepted on the wire: a sanity bound against garbage, far above any stake."""
 
+pb_enum = to_proto
+"""Proto number of a core enum member (typed ``Any``: see :func:`mus_sdk.protomap.to_proto`)."""
 
-def pb_enum(member: enum.Enum) -> Any:
-    """Proto number of an engine enum member (an ``int``).
-
-    Typed ``Any`` on purpose: the generated stubs type each enum field with its own enum
-    type (a distinct ``int`` type per enum), and this one function feeds all of them.
-    """
-    return _POSITION[member] + 1
-
-
-_POSITION: dict[Any, int] = {}
-for _kind in (Lance, Phase, Sena, LanceOutcome, JuegoReal, SignalMode, MusCorrido):
-    for _i, _m in enumerate(_kind):
-        _POSITION[_m] = _i
-_SENAS = tuple(Sena)
-
-
-def card_from_pb(msg: pb.Card) -> Card:
-    """A wire card as an engine card.
-
-    Raises:
-        WireError: rank or suit unspecified or out of range.
-    """
-    rank, suit = msg.rank, msg.suit
-    if not (1 <= rank <= 10 and 1 <= suit <= 4):
-        raise WireError(f"bad card (rank {rank}, suit {suit})")
-    return CARDS[(rank - 1) * 4 + suit - 1]
-
-
-def _add_cards(field: Any, cards: Iterable[int]) -> None:
-    for c in cards:
-        field.add(rank=(c >> 2) + 1, suit=(c & 3) + 1)
-
-
-def fill_action(out: pb.Action, action: Action) -> None:
-    """Write an engine action into a ``mus.v1.Action``."""
-    kind = action.kind
-    if kind is ActionKind.ENVIDO:
-        out.envido.amount = action.amount
-    elif kind is ActionKind.DISCARD:
-        out.discard.SetInParent()
-        _add_cards(out.discard.cards, action.cards)
-    else:
-        getattr(out, _ACTION_FIELDS[kind]).SetInParent()
-
-
-def action_from_pb(msg: pb.Action) -> Action:
-    """Read a bot's action.
-
-    Raises:
-        WireError: no action set, a bad card, or an absurd amount.
-    """
-    which = msg.WhichOneof("kind")
-    if which is None:
-        raise WireError("the action has no kind set")
-    fixed = _FIXED.get(which)
-    if fixed is not None:
-        return fixed
-    if which == "envido":
-        amount = msg.envido.amount
-        if amount > MAX_AMOUNT:
-            raise WireError(f"envido amount {amount} is out of range")
-        return envido(amount)
-    cards = [card_from_pb(c) for c in msg.discard.cards]
-    if len(cards) > 4:
-        raise WireError(f"a discard of {len(cards)} cards")
-    return discard(cards)
+card_from_pb = sdk.card_from_proto
+_add_cards = sdk.extend_cards
+fill_action = sdk.fill_action
+fill_legal = sdk.fill_legal
+action_from_pb = sdk.action_from_proto
+"""Read a bot's action. Raises :class:`WireError`: no action set, a bad card, or an absurd amount."""
+event_to_pb = sdk.event_to_proto
+rules_to_pb = sdk.rules_to_proto
 
 
 def sena_from_pb(value: int) -> Sena:
@@ -136,65 +65,7 @@ def sena_from_pb(value: int) -> Sena:
     Raises:
         WireError: unspecified or unknown.
     """
-    if not 1 <= value <= len(_SENAS):
-        raise WireError(f"bad seña value {value}")
-    return _SENAS[value - 1]
-
-
-def fill_legal(field: Any, legal: Sequence[LegalAction]) -> None:
-    """Append legal-action entries to a repeated ``LegalAction`` field."""
-    for entry in legal:
-        out = field.add()
-        if isinstance(entry, Action):
-            getattr(out, _ACTION_FIELDS[entry.kind]).SetInParent()
-        elif isinstance(entry, EnvidoRange):
-            out.envido.min_amount = entry.min_amount
-            out.envido.max_amount = entry.max_amount or 0
-        else:
-            assert isinstance(entry, DiscardChoice)
-            d = out.discard
-            _add_cards(d.cards, entry.cards)
-            d.min_count = entry.min_count
-            d.max_count = entry.max_count
-
-
-def event_to_pb(event: Event) -> pb.Event:
-    """An engine event as a ``mus.v1.Event``."""
-    out = pb.Event()
-    kind = event.kind
-    if kind is EventKind.MUS_CALL:
-        out.mus_call.seat = event.seat or 0
-        out.mus_call.wants_mus = event.action is MUS or (event.action is not None and event.action.kind is ActionKind.MUS)
-    elif kind is EventKind.DISCARD:
-        out.discard.seat = event.seat or 0
-        out.discard.count = event.value
-    elif kind is EventKind.REPLACEMENTS:
-        out.replacements.round = event.value
-    elif kind is EventKind.RESHUFFLE:
-        out.reshuffle.cards = event.value
-    elif kind is EventKind.DECLARATION:
-        d = out.declaration
-        d.seat = event.seat or 0
-        d.lance = pb_enum(event.lance)  # type: ignore[arg-type]
-        d.has = bool(event.value)
-    elif kind is EventKind.LANCE_START:
-        out.lance_start.lance = pb_enum(event.lance)  # type: ignore[arg-type]
-    elif kind is EventKind.BET:
-        b = out.bet
-        b.seat = event.seat or 0
-        b.lance = pb_enum(event.lance)  # type: ignore[arg-type]
-        assert event.action is not None
-        fill_action(b.action, event.action)
-    elif kind is EventKind.DEJE:
-        out.deje.team = event.team or 0
-        out.deje.points = event.value
-    elif kind is EventKind.LANCE_END:
-        out.lance_end.lance = pb_enum(event.lance)  # type: ignore[arg-type]
-        out.lance_end.outcome = pb_enum(event.outcome)  # type: ignore[arg-type]
-    else:
-        out.signal.seat = event.seat or 0
-        out.signal.sena = pb_enum(event.sena)  # type: ignore[arg-type]
-    return out
+    return sdk.enum_from_proto(Sena, value, "seña")
 
 
 class EventCache:
@@ -463,27 +334,6 @@ def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
     return tag + _varint(len(payload)) + payload
 
 
-def rules_to_pb(rules: Rules) -> pb.Rules:
-    """Engine rules as ``mus.v1.Rules``."""
-    out = pb.Rules(
-        players=rules.players,
-        kings=rules.kings,
-        target_points=rules.target_points,
-        games_to_win=rules.games_to_win,
-        vacas_to_win=rules.vacas_to_win,
-        juego_real=pb_enum(rules.juego_real),
-        signals=pb_enum(rules.signals),
-        interception_p=rules.interception_p,
-        signal_timing_rules=rules.signal_timing_rules,
-        mus_corrido=pb_enum(rules.mus_corrido),
-        plural_answers_bind_partner=rules.plural_answers_bind_partner,
-        max_stake=rules.max_stake or 0,
-    )
-    if rules.max_mus_rounds is not None:
-        out.max_mus_rounds = rules.max_mus_rounds
-    return out
-
-
 def decision_request(
     view: SeatView,
     request_id: int,
@@ -540,7 +390,7 @@ def fill_decision_request(
         b.team = bet.team
         b.seat = bet.seat
         b.stake = bet.stake
-        b.deje = bet.prev
+        b.deje = bet.deje
         b.is_ordago = bet.is_ordago
     history = req.history
     for e in view.history:
@@ -611,40 +461,7 @@ def observation_for(
 
 def hand_result_to_pb(result: HandResult) -> pb.HandResult:
     """An itemised hand result as ``mus.v1.HandResult``."""
-    out = pb.HandResult(
-        game=result.game,
-        hand=result.hand,
-        dealer=result.dealer,
-        mano=result.mano,
-        scores_before=result.scores_before,
-        scores_after=result.scores_after,
-        game_over=result.game_over,
-        ended_by=result.ended_by,
-        has_pares=result.declarations.get("pares", ()),
-        has_juego=result.declarations.get("juego", ()),
-    )
-    if result.game_winner is not None:
-        out.game_winner = result.game_winner
-    for h in result.hands:
-        _add_cards(out.hands.add().cards, h)
-    for lr in result.lances:
-        item = out.lances.add(
-            lance=pb_enum(lr.lance),
-            outcome=pb_enum(lr.outcome),
-            stake=lr.stake,
-            deje=lr.deje,
-            points=lr.points,
-            stake_points=lr.stake_points,
-            value_points=lr.value_points,
-            counted=lr.counted,
-        )
-        if lr.bet_team is not None:
-            item.bet_team = lr.bet_team
-        if lr.winner_seat is not None:
-            item.winner_seat = lr.winner_seat
-        if lr.winner_team is not None:
-            item.winner_team = lr.winner_team
-    return out
+    return sdk.hand_summary_to_proto(result).result
 
 
 def match_start_pb(
@@ -653,45 +470,37 @@ def match_start_pb(
 ) -> svc.MatchStart:
     """The match-start notification for one seat."""
     n = rules.players
-    return svc.MatchStart(
+    return sdk.match_info_to_proto(MatchInfo(
         match_id=match_id,
         seat=seat,
-        partner_seats=[s for s in range(n) if s != seat and (s & 1) == (seat & 1)],
+        partners=tuple(s for s in range(n) if s != seat and (s & 1) == (seat & 1)),
         num_seats=n,
-        rules=rules_to_pb(rules),
-        scores=[0, 0],
-        games_won=[0, 0],
+        rules=rules,
         time_bank_ms=time_bank_ms,
         decision_deadline_ms=decision_ms,
         protocol_version=protocol_version,
-        seat_names=list(seat_names),
-    )
-
-
-_END_REASONS: dict[str, Any] = {"completed": 1, "forfeit": 2, "aborted": 3}
-"""``MatchEndReason`` numbers (typed ``Any``, as :func:`pb_enum` is)."""
+        seat_names=tuple(seat_names),
+    ))
 
 
 def match_end_pb(
     winner_team: int | None, games_won: Sequence[int], reason: str, detail: str, vacas_won: Sequence[int] = (0, 0)
 ) -> svc.MatchEnd:
     """The match-end notification: ``games_won`` over the whole match, ``vacas_won``
-    as the engine counted them."""
-    out = svc.MatchEnd(
-        games_won=list(games_won), reason=_END_REASONS.get(reason, 3), detail=detail, vacas_won=list(vacas_won)
-    )
-    if winner_team is not None:
-        out.winner_team = winner_team
-    return out
+    as the engine counted them; ``reason`` a :class:`~mus_core.events.MatchEndReason`
+    value (``completed``, ``forfeit``, ``aborted``; anything else is sent as aborted)."""
+    why = MatchEndReason(reason) if reason in _END_REASONS else MatchEndReason.ABORTED
+    return sdk.match_result_to_proto(MatchEnd(tuple(games_won), winner_team, why, detail, tuple(vacas_won)))
+
+
+_END_REASONS = frozenset(r.value for r in MatchEndReason)
 
 
 def hand_end_pb(result: HandResult) -> svc.HandEnd:
     """The end-of-hand notification: every hand revealed and the itemised count, and
     the games won in the current vaca after the hand as the engine counts them (0–0
     again after a hand that won a vaca, as the next decision request says)."""
-    out = svc.HandEnd(games_won=list(result.games_won))
-    out.result.CopyFrom(hand_result_to_pb(result))
-    return out
+    return sdk.hand_summary_to_proto(result)
 
 
 _last_hand_end: tuple[HandResult | None, bytes] = (None, b"")

@@ -7,7 +7,7 @@ in. All methods are called from one thread at a time for a given match.
 
 from __future__ import annotations
 
-from mus_sdk.types import Action, BotInfo, HandSummary, MatchInfo, MatchResult, Observation, Sena
+from mus_sdk.types import Action, BotInfo, HandResult, MatchEnd, MatchInfo, Observation, Sena
 
 Decision = Action | tuple[Action, Sena | None]
 """What :meth:`Bot.decide` returns: an action, or an action and a seña to send with it."""
@@ -57,10 +57,10 @@ class Bot:
         """
         raise NotImplementedError(f"{type(self).__name__}.decide() is not implemented")
 
-    def on_hand_end(self, summary: HandSummary) -> None:
+    def on_hand_end(self, summary: HandResult) -> None:
         """Called after every hand with all cards revealed and the itemised count."""
 
-    def on_match_end(self, result: MatchResult) -> None:
+    def on_match_end(self, result: MatchEnd) -> None:
         """Called once when the match ends (also after a forfeit or an abort)."""
 
 

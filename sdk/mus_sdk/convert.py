@@ -2,13 +2,14 @@
 
 Every function is public and total over valid input: ``x_from_proto(x_to_proto(v)) == v``
 for every value the SDK can represent (the round trips are tested). Invalid wire input
-(an ``*_UNSPECIFIED`` enum, an empty ``oneof``, a card out of range) raises
-:class:`ConversionError`, never a bare ``KeyError``.
+(an ``*_UNSPECIFIED`` enum, an empty ``oneof``, a card out of range, an absurd amount)
+raises :class:`ConversionError`, never a bare ``KeyError``.
 
-The arena uses these functions too: to build requests from SDK values, to read the
-bots' decisions, and to run a :class:`~mus_sdk.Bot` in-process. Enum mapping rule: a
-proto enum value is the SDK member's position + 1 (0 is ``*_UNSPECIFIED``); a card's
-proto ``rank``/``suit`` are the SDK ``Rank``/``Suit`` values + 1.
+The values are :mod:`mus_core`'s, the arena engine's own, so the arena converts with
+these functions too (``arena.wire``): to build notifications, to read the bots'
+decisions, and to run a :class:`~mus_sdk.Bot` in-process. Enum numbers come from
+:mod:`mus_sdk.protomap`, the one mapping; a card's proto ``rank``/``suit`` are the
+core ``Rank``/``Suit`` values + 1.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Any, TypeVar, cast
 
 from mus.v1 import bot_service_pb2 as svc_pb
 from mus.v1 import game_pb2 as pb
+from mus_core.events import HandEnd
 
 from mus_sdk import handshake
+from mus_sdk.protomap import ACTION_FIELD, FIELD_ACTION, FROM_PROTO, TO_PROTO
 from mus_sdk.types import (
     CARDS,
     FIXED_ACTIONS,
@@ -31,11 +34,12 @@ from mus_sdk.types import (
     ActionKind,
     BotInfo,
     Card,
+    Declarations,
     DiscardRange,
     EnvidoRange,
     Event,
     EventKind,
-    HandSummary,
+    HandResult,
     JuegoReal,
     Lance,
     LanceOutcome,
@@ -44,9 +48,9 @@ from mus_sdk.types import (
     LegalAction,
     LegalActions,
     LiveBet,
+    MatchEnd,
     MatchEndReason,
     MatchInfo,
-    MatchResult,
     MusCorrido,
     Observation,
     Phase,
@@ -58,6 +62,7 @@ from mus_sdk.types import (
 )
 
 __all__ = [
+    "MAX_AMOUNT",
     "ConversionError",
     "action_from_proto",
     "action_to_proto",
@@ -72,7 +77,9 @@ __all__ = [
     "enum_to_proto",
     "event_from_proto",
     "event_to_proto",
+    "extend_cards",
     "fill_action",
+    "fill_legal",
     "hand_summary_from_proto",
     "hand_summary_to_proto",
     "legal_action_from_proto",
@@ -97,37 +104,26 @@ class ConversionError(ValueError):
 
 E = TypeVar("E", bound=enum.Enum)
 
-# Enum tables: SDK member -> proto int, and proto int -> SDK member (index 0 = UNSPECIFIED).
-_ENUMS: tuple[type[enum.Enum], ...] = (
-    Lance,
-    Phase,
-    Sena,
-    LanceOutcome,
-    JuegoReal,
-    SignalMode,
-    MusCorrido,
-    MatchEndReason,
-)
-_TO_PB: dict[enum.Enum, Any] = {m: i + 1 for e in _ENUMS for i, m in enumerate(e)}
-_FROM_PB: dict[type[enum.Enum], tuple[enum.Enum | None, ...]] = {e: (None, *e) for e in _ENUMS}
+MAX_AMOUNT = 1_000_000
+"""Largest envido amount read from the wire: a sanity bound against garbage, far above any stake."""
 
 
 def enum_to_proto(member: enum.Enum) -> int:
-    """The proto enum number of an SDK enum member (its position + 1)."""
-    return int(_TO_PB[member])
+    """The proto enum number of a core enum member (see :mod:`mus_sdk.protomap`)."""
+    return int(TO_PROTO[member])
 
 
 def enum_from_proto(kind: type[E], value: int, what: str = "") -> E:
-    """The SDK member of enum ``kind`` for proto number ``value``.
+    """The member of enum ``kind`` for proto number ``value``.
 
     Raises:
         ConversionError: ``value`` is 0 (``*_UNSPECIFIED``) or unknown.
     """
-    table = _FROM_PB[kind]
+    table = FROM_PROTO[kind]
     member = table[value] if 0 <= value < len(table) else None
     if member is None:
         raise ConversionError(f"{what or kind.__name__}: bad or unspecified {kind.__name__} value {value}")
-    return member  # type: ignore[return-value]
+    return cast(E, member)
 
 
 # --------------------------------------------------------------------------- cards
@@ -159,27 +155,13 @@ def cards_from_proto(msgs: Iterable[pb.Card]) -> tuple[Card, ...]:
     return tuple(card_from_proto(m) for m in msgs)
 
 
-def _extend_cards(field: Any, cards: Iterable[int]) -> None:
+def extend_cards(field: Any, cards: Iterable[int]) -> None:
+    """Append cards to a repeated ``mus.v1.Card`` field."""
     for c in cards:
         field.add(rank=(c >> 2) + 1, suit=(c & 3) + 1)
 
 
 # --------------------------------------------------------------------------- actions
-
-_KIND_FIELD = {
-    ActionKind.MUS: "mus",
-    ActionKind.NO_MUS: "no_mus",
-    ActionKind.DISCARD: "discard",
-    ActionKind.PASO: "paso",
-    ActionKind.ENVIDO: "envido",
-    ActionKind.QUIERO: "quiero",
-    ActionKind.NO_QUIERO: "no_quiero",
-    ActionKind.ORDAGO: "ordago",
-    ActionKind.QUEREMOS: "queremos",
-    ActionKind.NO_QUEREMOS: "no_queremos",
-}
-_FIELD_KIND = {v: k for k, v in _KIND_FIELD.items()}
-
 
 def fill_action(out: pb.Action, action: Action) -> None:
     """Write ``action`` into an existing ``mus.v1.Action`` (the allocation-free path)."""
@@ -187,10 +169,10 @@ def fill_action(out: pb.Action, action: Action) -> None:
     if kind is ActionKind.ENVIDO:
         out.envido.amount = action.amount
     elif kind is ActionKind.DISCARD:
-        _extend_cards(out.discard.cards, action.cards)
+        extend_cards(out.discard.cards, action.cards)
         out.discard.SetInParent()
     else:
-        getattr(out, _KIND_FIELD[kind]).SetInParent()
+        getattr(out, ACTION_FIELD[kind]).SetInParent()
 
 
 def action_to_proto(action: Action) -> pb.Action:
@@ -201,19 +183,27 @@ def action_to_proto(action: Action) -> pb.Action:
 
 
 def action_from_proto(msg: pb.Action) -> Action:
-    """A ``mus.v1.Action`` as an :class:`Action`.
+    """A ``mus.v1.Action`` as an :class:`Action` (a bot's answer is untrusted input: the
+    arena reads it with this function too).
 
     Raises:
-        ConversionError: no kind set, or a bad card in a discard.
+        ConversionError: no kind set, a bad card or more than 4 cards in a discard, or
+            an envido amount above :data:`MAX_AMOUNT`.
     """
     which = msg.WhichOneof("kind")
     if which is None:
         raise ConversionError("action has no kind set")
-    kind = _FIELD_KIND[which]
+    kind = FIELD_ACTION[which]
     if kind is ActionKind.ENVIDO:
-        return envido(msg.envido.amount)
+        amount = msg.envido.amount
+        if amount > MAX_AMOUNT:
+            raise ConversionError(f"envido amount {amount} is out of range")
+        return envido(amount)
     if kind is ActionKind.DISCARD:
-        return discard(cards_from_proto(msg.discard.cards))
+        cards = msg.discard.cards
+        if len(cards) > 4:
+            raise ConversionError(f"a discard of {len(cards)} cards")
+        return discard(cards_from_proto(cards))
     return FIXED_ACTIONS[kind]
 
 
@@ -224,13 +214,19 @@ def legal_action_to_proto(entry: LegalAction) -> pb.LegalAction:
     return out
 
 
+def fill_legal(field: Any, legal: Iterable[LegalAction]) -> None:
+    """Append legal-action entries to a repeated ``mus.v1.LegalAction`` field."""
+    for entry in legal:
+        _fill_legal(field.add(), entry)
+
+
 def _fill_legal(out: pb.LegalAction, entry: LegalAction) -> None:
     if isinstance(entry, EnvidoRange):
         out.envido.min_amount = entry.min_amount
         out.envido.max_amount = entry.max_amount or 0
         out.envido.SetInParent()
     elif isinstance(entry, DiscardRange):
-        _extend_cards(out.discard.cards, entry.cards)
+        extend_cards(out.discard.cards, entry.cards)
         out.discard.min_count = entry.min_count
         out.discard.max_count = entry.max_count
         out.discard.SetInParent()
@@ -240,7 +236,7 @@ def _fill_legal(out: pb.LegalAction, entry: LegalAction) -> None:
     elif entry.kind is ActionKind.DISCARD:
         raise ConversionError("a concrete discard cannot be a legal action; use DiscardRange")
     else:
-        getattr(out, _KIND_FIELD[entry.kind]).SetInParent()
+        getattr(out, ACTION_FIELD[entry.kind]).SetInParent()
 
 
 def legal_action_from_proto(msg: pb.LegalAction) -> LegalAction:
@@ -258,44 +254,16 @@ def legal_action_from_proto(msg: pb.LegalAction) -> LegalAction:
     if which == "discard":
         d = msg.discard
         return DiscardRange(cards_from_proto(d.cards), d.min_count, d.max_count)
-    return FIXED_ACTIONS[_FIELD_KIND[which]]
+    return FIXED_ACTIONS[FIELD_ACTION[which]]
 
 
 def legal_actions_from_proto(msgs: Iterable[pb.LegalAction]) -> LegalActions:
     """Repeated ``mus.v1.LegalAction`` as :class:`LegalActions`.
 
-    Every bot reads its legal actions on every decision, and a match repeats a few
-    dozen sets: a set is looked up by its kinds (and envido bounds), converted on a
-    miss, and shared (:class:`LegalActions` is immutable). Measured: 3.5 -> 1.8 µs per
-    request. Sets with a discard entry, which holds the seat's cards, are converted
-    each time.
-
     Raises:
         ConversionError: an entry has no kind set.
     """
-    if type(msgs) not in _REREADABLE:  # read twice below: a generator would be empty the second time
-        msgs = tuple(msgs)
-    key: list[object] = []
-    for m in msgs:
-        which = m.WhichOneof("kind")
-        if which == "envido":
-            bounds = m.envido
-            key.append((bounds.min_amount, bounds.max_amount))
-        elif which == "discard" or which is None:
-            return LegalActions(legal_action_from_proto(e) for e in msgs)
-        else:
-            key.append(which)
-    k = tuple(key)
-    legal = _LEGAL_SETS.get(k)
-    if legal is None:
-        if len(_LEGAL_SETS) >= 512:
-            _LEGAL_SETS.clear()
-        legal = _LEGAL_SETS[k] = LegalActions(legal_action_from_proto(e) for e in msgs)
-    return legal
-
-
-_LEGAL_SETS: dict[tuple[object, ...], LegalActions] = {}
-_REREADABLE = (tuple, list, type(svc_pb.DecisionRequest().legal_actions))
+    return LegalActions(legal_action_from_proto(e) for e in msgs)
 
 
 # --------------------------------------------------------------------------- events
@@ -329,13 +297,13 @@ def event_to_proto(event: Event) -> pb.Event:
         out.reshuffle.SetInParent()
     elif k is EventKind.DECLARATION:
         out.declaration.seat = _need(event.seat, "seat", k)
-        out.declaration.lance = _TO_PB[_need_lance(event.lance, k)]
+        out.declaration.lance = TO_PROTO[_need_lance(event.lance, k)]
         out.declaration.has = bool(event.value)
     elif k is EventKind.LANCE_START:
-        out.lance_start.lance = _TO_PB[_need_lance(event.lance, k)]
+        out.lance_start.lance = TO_PROTO[_need_lance(event.lance, k)]
     elif k is EventKind.BET:
         out.bet.seat = _need(event.seat, "seat", k)
-        out.bet.lance = _TO_PB[_need_lance(event.lance, k)]
+        out.bet.lance = TO_PROTO[_need_lance(event.lance, k)]
         if event.action is None:
             raise ConversionError("bet event needs action")
         fill_action(out.bet.action, event.action)
@@ -343,15 +311,15 @@ def event_to_proto(event: Event) -> pb.Event:
         out.deje.team = _need(event.team, "team", k)
         out.deje.points = event.value
     elif k is EventKind.LANCE_END:
-        out.lance_end.lance = _TO_PB[_need_lance(event.lance, k)]
+        out.lance_end.lance = TO_PROTO[_need_lance(event.lance, k)]
         if event.outcome is None:
             raise ConversionError("lance_end event needs outcome")
-        out.lance_end.outcome = _TO_PB[event.outcome]
+        out.lance_end.outcome = TO_PROTO[event.outcome]
     elif k is EventKind.SIGNAL:
         out.signal.seat = _need(event.seat, "seat", k)
         if event.sena is None:
             raise ConversionError("signal event needs sena")
-        out.signal.sena = _TO_PB[event.sena]
+        out.signal.sena = TO_PROTO[event.sena]
     return out
 
 
@@ -419,11 +387,11 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
         target_points=rules.target_points,
         games_to_win=rules.games_to_win,
         vacas_to_win=rules.vacas_to_win,
-        juego_real=_TO_PB[rules.juego_real],
-        signals=_TO_PB[rules.signals],
+        juego_real=TO_PROTO[rules.juego_real],
+        signals=TO_PROTO[rules.signals],
         interception_p=rules.interception_p,
         signal_timing_rules=rules.signal_timing_rules,
-        mus_corrido=_TO_PB[rules.mus_corrido],
+        mus_corrido=TO_PROTO[rules.mus_corrido],
         plural_answers_bind_partner=rules.plural_answers_bind_partner,
         max_stake=rules.max_stake or 0,
     )
@@ -436,27 +404,30 @@ def rules_from_proto(msg: pb.Rules) -> Rules:
     """A ``mus.v1.Rules`` as :class:`Rules`. Cached: every request of a match repeats them.
 
     Raises:
-        ConversionError: an unspecified enum.
+        ConversionError: an unspecified enum or an impossible variant.
     """
     key = msg.SerializeToString(deterministic=True)
     cached = _RULES_CACHE.get(key)
     if cached is not None:
         return cached
-    rules = Rules(
-        players=msg.players,
-        kings=msg.kings,
-        target_points=msg.target_points,
-        games_to_win=msg.games_to_win,
-        vacas_to_win=msg.vacas_to_win,
-        juego_real=enum_from_proto(JuegoReal, msg.juego_real, "rules.juego_real"),
-        signals=enum_from_proto(SignalMode, msg.signals, "rules.signals"),
-        interception_p=msg.interception_p,
-        signal_timing_rules=msg.signal_timing_rules,
-        mus_corrido=enum_from_proto(MusCorrido, msg.mus_corrido, "rules.mus_corrido"),
-        plural_answers_bind_partner=msg.plural_answers_bind_partner,
-        max_stake=msg.max_stake or None,
-        max_mus_rounds=msg.max_mus_rounds if msg.HasField("max_mus_rounds") else None,
-    )
+    try:
+            rules = Rules(
+            players=msg.players,
+            kings=msg.kings,
+            target_points=msg.target_points,
+            games_to_win=msg.games_to_win,
+            vacas_to_win=msg.vacas_to_win,
+            juego_real=enum_from_proto(JuegoReal, msg.juego_real, "rules.juego_real"),
+            signals=enum_from_proto(SignalMode, msg.signals, "rules.signals"),
+            interception_p=msg.interception_p,
+            signal_timing_rules=msg.signal_timing_rules,
+            mus_corrido=enum_from_proto(MusCorrido, msg.mus_corrido, "rules.mus_corrido"),
+            plural_answers_bind_partner=msg.plural_answers_bind_partner,
+            max_stake=msg.max_stake or None,
+            max_mus_rounds=msg.max_mus_rounds if msg.HasField("max_mus_rounds") else None,
+        )
+    except ValueError as exc:  # an impossible variant (e.g. 3 players): the sender's bug
+        raise ConversionError(str(exc)) from None
     if len(_RULES_CACHE) > 32:
         _RULES_CACHE.clear()
     _RULES_CACHE[key] = rules
@@ -498,7 +469,6 @@ def observation_from_proto(msg: svc_pb.DecisionRequest) -> Observation:
         raise ConversionError(f"decision request {msg.request_id}: bad or unspecified phase {phase}")
     obs = _new_wire_observation(_WireObservation)
     _WIRE_MSG.__set__(obs, msg)
-    _WIRE_DONE.__set__(obs, 0)
     return obs
 
 
@@ -510,15 +480,15 @@ class _WireObservation(Observation):
     loop, and far more inside a match, where every round trip starts with cold caches.
     Measured on a trivial bot (which reads only ``legal``): the bot's Python work per
     decision 19 -> 9 µs, and a whole match ~14% more decisions per second (median of 8
-    paired A/B rounds). Most bots read a few fields.
+    paired A/B rounds; docs/performance.md). Most bots read a few fields.
 
-    Each field is a property over the parent's slot: reading converts and stores once;
-    the dataclass ``__init__`` (used by ``dataclasses.replace``) writes through the
-    setter, so such copies are fully converted and need no message. Two threads reading
-    a field for the first time may both convert it (equal values; harmless).
+    Each field is a property over the parent's slot: reading an empty slot converts and
+    stores once; the dataclass ``__init__`` (used by ``dataclasses.replace``) writes
+    through the setter, so such copies are fully converted and need no message. Two
+    threads reading a field for the first time may both convert it (equal values).
     """
 
-    __slots__ = ("_done", "_msg")
+    __slots__ = ("_msg",)
 
     def __eq__(self, other: object) -> bool:
         # The dataclass __eq__ only compares instances of the very same class; an
@@ -540,43 +510,28 @@ class _WireObservation(Observation):
 
 _new_wire_observation = object.__new__
 _WIRE_MSG: Any = _WireObservation.__dict__["_msg"]
-_WIRE_DONE: Any = _WireObservation.__dict__["_done"]
 
 
 def _field_values(obs: Observation) -> tuple[Any, ...]:
     return tuple(getattr(obs, f) for f in _OBSERVATION_FIELDS)
 
 
-def _lazy_field(name: str, convert: Any, bit: int) -> property:
+def _lazy_field(name: str, convert: Any) -> property:
     slot = Observation.__dict__[name]  # the parent's slot descriptor
 
-    # Which fields are converted is kept as bits in ``_done`` rather than found by
-    # reading an empty slot: the AttributeError of an empty slot cost ~1.5 µs per first
-    # access, a third of what reading ``legal`` costs a bot.
     def get(self: _WireObservation) -> Any:
-        done = _WIRE_DONE.__get__(self)
-        if done & bit:
-            return slot.__get__(self)
-        value = convert(_WIRE_MSG.__get__(self))  # first access: convert and keep
-        slot.__set__(self, value)
-        # Read again: another thread may have converted another field meanwhile.
-        _WIRE_DONE.__set__(self, _WIRE_DONE.__get__(self) | bit)
-        return value
-
-    def set_(self: _WireObservation, value: Any) -> None:
-        # Only the dataclass __init__ sets fields (dataclasses.replace), before ``_done``.
-        slot.__set__(self, value)
         try:
-            done = _WIRE_DONE.__get__(self)
-        except AttributeError:
-            done = 0
-        _WIRE_DONE.__set__(self, done | bit)
+            return slot.__get__(self)
+        except AttributeError:  # first access: convert and keep
+            value = convert(_WIRE_MSG.__get__(self))
+            slot.__set__(self, value)
+            return value
 
-    return property(get, set_)
+    return property(get, slot.__set__)
 
 
-_PHASES = (None, *Phase)
-_LANCES = (None, *Lance)
+_PHASES = FROM_PROTO[Phase]
+_LANCES = FROM_PROTO[Lance]
 
 # How each Observation field is read from a DecisionRequest.
 _FROM_REQUEST: dict[str, Any] = {
@@ -584,7 +539,7 @@ _FROM_REQUEST: dict[str, Any] = {
     "match_id": lambda m: m.match_id,
     "seat": lambda m: m.seat,
     "phase": lambda m: _PHASES[m.phase],
-    "lance": lambda m: _LANCES[m.lance] if 0 < m.lance <= 5 else None,
+    "lance": lambda m: _LANCES[m.lance] if 0 < m.lance < len(_LANCES) else None,
     "cards": lambda m: cards_from_proto(m.cards),
     "legal": lambda m: legal_actions_from_proto(m.legal_actions),
     "mano": lambda m: m.mano,
@@ -607,8 +562,8 @@ _OBSERVATION_FIELDS = tuple(f.name for f in dataclasses.fields(Observation))
 _HISTORY = _OBSERVATION_FIELDS.index("history")
 if set(_FROM_REQUEST) != set(_OBSERVATION_FIELDS):  # a field added to Observation needs its converter
     raise AssertionError(f"Observation fields without a converter: {set(_OBSERVATION_FIELDS) ^ set(_FROM_REQUEST)}")
-for _bit, _name in enumerate(_OBSERVATION_FIELDS):
-    setattr(_WireObservation, _name, _lazy_field(_name, _FROM_REQUEST[_name], 1 << _bit))
+for _name in _OBSERVATION_FIELDS:
+    setattr(_WireObservation, _name, _lazy_field(_name, _FROM_REQUEST[_name]))
 del _name
 
 
@@ -618,8 +573,8 @@ def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:
         request_id=obs.request_id,
         match_id=obs.match_id,
         seat=obs.seat,
-        phase=_TO_PB[obs.phase],
-        lance=_TO_PB[obs.lance] if obs.lance is not None else cast(Any, 0),
+        phase=TO_PROTO[obs.phase],
+        lance=TO_PROTO[obs.lance] if obs.lance is not None else cast(Any, 0),
         mano=obs.mano,
         dealer=obs.dealer,
         scores=obs.scores,
@@ -629,13 +584,12 @@ def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:
         vacas_won=obs.vacas_won,
         target_points=obs.target_points,
         discard_round=obs.discard_round,
-        legal_senas=[_TO_PB[s] for s in obs.legal_senas],
+        legal_senas=[TO_PROTO[s] for s in obs.legal_senas],
         deadline_ms=obs.deadline_ms,
         time_bank_ms=obs.time_bank_ms,
     )
-    _extend_cards(out.cards, obs.cards)
-    for entry in obs.legal:
-        _fill_legal(out.legal_actions.add(), entry)
+    extend_cards(out.cards, obs.cards)
+    fill_legal(out.legal_actions, obs.legal)
     out.history.extend(event_to_proto(e) for e in obs.history)
     out.rules.CopyFrom(rules_to_proto(obs.rules))
     if obs.bet is not None:
@@ -690,17 +644,17 @@ def _get_opt(msg: Any, name: str) -> int | None:
     return getattr(msg, name) if msg.HasField(name) else None
 
 
-def hand_summary_to_proto(summary: HandSummary) -> svc_pb.HandEnd:
-    """A :class:`HandSummary` as a ``mus.v1.HandEnd`` (result plus games won)."""
-    out = svc_pb.HandEnd(games_won=summary.games_won)
+def hand_summary_to_proto(result: HandResult) -> svc_pb.HandEnd:
+    """A :class:`HandResult` as a ``mus.v1.HandEnd`` (the result plus the games won after it)."""
+    out = svc_pb.HandEnd(games_won=result.games_won)
     r = out.result
-    r.game, r.hand, r.dealer, r.mano = summary.game, summary.hand, summary.dealer, summary.mano
-    for hand in summary.hands:
-        _extend_cards(r.hands.add().cards, hand)
-    for lr in summary.lances:
+    r.game, r.hand, r.dealer, r.mano = result.game, result.hand, result.dealer, result.mano
+    for hand in result.hands:
+        extend_cards(r.hands.add().cards, hand)
+    for lr in result.lances:
         m = r.lances.add(
-            lance=_TO_PB[lr.lance],
-            outcome=_TO_PB[lr.outcome],
+            lance=TO_PROTO[lr.lance],
+            outcome=TO_PROTO[lr.outcome],
             stake=lr.stake,
             deje=lr.deje,
             points=lr.points,
@@ -711,29 +665,29 @@ def hand_summary_to_proto(summary: HandSummary) -> svc_pb.HandEnd:
         _set_opt(m, "bet_team", lr.bet_team)
         _set_opt(m, "winner_seat", lr.winner_seat)
         _set_opt(m, "winner_team", lr.winner_team)
-    r.scores_before.extend(summary.scores_before)
-    r.scores_after.extend(summary.scores_after)
-    r.game_over = summary.game_over
-    _set_opt(r, "game_winner", summary.game_winner)
-    r.ended_by = summary.ended_by
-    r.has_pares.extend(summary.declarations.get("pares", ()))
-    r.has_juego.extend(summary.declarations.get("juego", ()))
+    r.scores_before.extend(result.scores_before)
+    r.scores_after.extend(result.scores_after)
+    r.game_over = result.game_over
+    _set_opt(r, "game_winner", result.game_winner)
+    r.ended_by = str(result.ended_by)
+    # .get with the names: a plain dict, as HandSummary held before Declarations, works too.
+    r.has_pares.extend(result.declarations.get("pares", ()))  # type: ignore[call-overload]
+    r.has_juego.extend(result.declarations.get("juego", ()))  # type: ignore[call-overload]
     return out
 
 
-def hand_summary_from_proto(msg: svc_pb.HandEnd) -> HandSummary:
-    """A ``mus.v1.HandEnd`` as a :class:`HandSummary`.
+def hand_summary_from_proto(msg: svc_pb.HandEnd) -> HandResult:
+    """A ``mus.v1.HandEnd`` as a :class:`HandResult` (``vacas_won`` is not on the wire: (0, 0)).
 
     Raises:
-        ConversionError: an unspecified enum or a bad card.
+        ConversionError: an unspecified enum, a bad card or an unknown ``ended_by``.
     """
     r = msg.result
-    declarations: dict[str, tuple[bool, ...]] = {}
-    if r.has_pares:
-        declarations["pares"] = tuple(r.has_pares)
-    if r.has_juego:
-        declarations["juego"] = tuple(r.has_juego)
-    return HandSummary(
+    try:
+        ended_by = HandEnd(r.ended_by)
+    except ValueError:
+        raise ConversionError(f"hand_end: unknown ended_by {r.ended_by!r}") from None
+    return HandResult(
         game=r.game,
         hand=r.hand,
         dealer=r.dealer,
@@ -759,17 +713,17 @@ def hand_summary_from_proto(msg: svc_pb.HandEnd) -> HandSummary:
         scores_after=tuple(r.scores_after),
         game_over=r.game_over,
         game_winner=_get_opt(r, "game_winner"),
-        ended_by=r.ended_by,
-        declarations=declarations,
+        ended_by=ended_by,
+        declarations=Declarations(tuple(r.has_pares) or None, tuple(r.has_juego) or None),
         games_won=tuple(msg.games_won),
     )
 
 
-def match_result_to_proto(result: MatchResult) -> svc_pb.MatchEnd:
-    """A :class:`MatchResult` as a ``mus.v1.MatchEnd``."""
+def match_result_to_proto(result: MatchEnd) -> svc_pb.MatchEnd:
+    """A :class:`MatchEnd` as a ``mus.v1.MatchEnd``."""
     out = svc_pb.MatchEnd(
         games_won=result.games_won,
-        reason=_TO_PB[result.reason],
+        reason=TO_PROTO[result.reason],
         detail=result.detail,
         vacas_won=result.vacas_won,
     )
@@ -777,13 +731,13 @@ def match_result_to_proto(result: MatchResult) -> svc_pb.MatchEnd:
     return out
 
 
-def match_result_from_proto(msg: svc_pb.MatchEnd) -> MatchResult:
-    """A ``mus.v1.MatchEnd`` as a :class:`MatchResult`.
+def match_result_from_proto(msg: svc_pb.MatchEnd) -> MatchEnd:
+    """A ``mus.v1.MatchEnd`` as a :class:`MatchEnd`.
 
     Raises:
         ConversionError: an unspecified reason.
     """
-    return MatchResult(
+    return MatchEnd(
         games_won=tuple(msg.games_won),
         winner_team=_get_opt(msg, "winner_team"),
         reason=enum_from_proto(MatchEndReason, msg.reason, "match_end.reason"),
@@ -800,7 +754,7 @@ def decision_to_proto(request_id: int, action: Action, sena: Sena | None = None)
     out = svc_pb.Decision(request_id=request_id)
     fill_action(out.action, action)
     if sena is not None:
-        out.sena = _TO_PB[sena]
+        out.sena = TO_PROTO[sena]
     return out
 
 

@@ -35,10 +35,9 @@ from mus_sdk.convert import (
     match_result_from_proto,
     observation_from_proto,
 )
+from mus_sdk.protomap import TO_PROTO
 
 __all__ = ["BotServicer", "error_response", "serve", "start_server"]
-
-_SENA_TO_PB = 1  # proto Sena number = SDK Sena value + 1 (0 is SENA_UNSPECIFIED)
 
 _NOT_FROM_ARENA = """\
 This is a mus-arena bot ({name}). It is meant to be started by the arena, which
@@ -105,7 +104,7 @@ class BotServicer(svc_grpc.BotServiceServicer):
                     out.request_id = msg.request_id
                     fill_action(out.action, action)
                     if sena is not None:
-                        out.sena = sena + _SENA_TO_PB  # type: ignore[assignment]
+                        out.sena = TO_PROTO[sena]
                 except Exception as exc:
                     _report(f"decide() for request {msg.request_id}")
                     # Say "I failed" rather than stay silent: the arena charges the

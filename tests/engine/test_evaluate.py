@@ -6,14 +6,14 @@ import itertools
 
 import pytest
 from helpers import deal
+from mus_core.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_NONE, PARES_PAR, HandValue
 
 from arena.engine import CARDS, JuegoReal, evaluate
-from arena.engine.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_NONE, PARES_PAR, HandEval
 
 OFF = JuegoReal.OFF
 
 
-def ev(text: str, kings: int = 8, real: JuegoReal = OFF) -> HandEval:
+def ev(text: str, kings: int = 8, real: JuegoReal = OFF) -> HandValue:
     """Evaluate a hand of bare ranks ("R 3 C A"); suits are irrelevant (§1.1)."""
     return evaluate(deal([text])[0], kings, real)
 
@@ -75,11 +75,11 @@ def test_possible_totals(kings: int, expected: set[int]) -> None:
 
 
 def test_grande_tv01_8_kings() -> None:
-    assert ev("R 3 4 4").grande > ev("R C C C").grande
+    assert ev("R 3 4 4").grande_key > ev("R C C C").grande_key
 
 
 def test_grande_tv01_4_kings() -> None:
-    assert ev("R C C C", 4).grande > ev("R 3 4 4", 4).grande
+    assert ev("R C C C", 4).grande_key > ev("R 3 4 4", 4).grande_key
 
 
 @pytest.mark.parametrize(
@@ -94,21 +94,21 @@ def test_grande_tv01_4_kings() -> None:
     ],
 )
 def test_grande_order(better: str, worse: str) -> None:
-    assert ev(better).grande > ev(worse).grande
+    assert ev(better).grande_key > ev(worse).grande_key
 
 
 def test_grande_equivalent_cards_tie() -> None:
-    assert ev("R 3 4 4").grande == ev("R R 4 4").grande
-    assert ev("5 2 A 7").grande == ev("5 A A 7").grande
-    assert ev("R C 5 4").grande == ev("4 5 C R").grande
+    assert ev("R 3 4 4").grande_key == ev("R R 4 4").grande_key
+    assert ev("5 2 A 7").grande_key == ev("5 A A 7").grande_key
+    assert ev("R C 5 4").grande_key == ev("4 5 C R").grande_key
 
 
 # ---------------------------------------------------------------------------- §4.2 chica
 
 
 def test_chica_tv02a_both_variants() -> None:
-    assert ev("A 2 7 R").chica > ev("A 4 5 6").chica
-    assert ev("A 2 7 R", 4).chica > ev("A 4 5 6", 4).chica
+    assert ev("A 2 7 R").chica_key > ev("A 4 5 6").chica_key
+    assert ev("A 2 7 R", 4).chica_key > ev("A 4 5 6", 4).chica_key
 
 
 @pytest.mark.parametrize(
@@ -125,12 +125,12 @@ def test_chica_tv02a_both_variants() -> None:
     ],
 )
 def test_chica_order(better: str, worse: str, kings: int) -> None:
-    assert ev(better, kings).chica > ev(worse, kings).chica
+    assert ev(better, kings).chica_key > ev(worse, kings).chica_key
 
 
 def test_chica_equivalent_aces_tie() -> None:
-    assert ev("A 2 S 4").chica == ev("2 A 4 S").chica == ev("A A 4 S").chica
-    assert ev("2 A 4 S", 4).chica != ev("A A 4 S", 4).chica
+    assert ev("A 2 S 4").chica_key == ev("2 A 4 S").chica_key == ev("A A 4 S").chica_key
+    assert ev("2 A 4 S", 4).chica_key != ev("A A 4 S", 4).chica_key
 
 
 # ---------------------------------------------------------------------------- §4.3 pares
@@ -157,8 +157,8 @@ def test_chica_equivalent_aces_tie() -> None:
 )
 def test_pares_kind(hand: str, kings: int, kind: int) -> None:
     e = ev(hand, kings)
-    assert e.pares_kind == kind
-    assert (e.pares > 0) == (kind != PARES_NONE)
+    assert e.pares == kind
+    assert (e.pares_key > 0) == (kind != PARES_NONE)
 
 
 @pytest.mark.parametrize(
@@ -178,21 +178,21 @@ def test_pares_kind(hand: str, kings: int, kind: int) -> None:
     ],
 )
 def test_pares_order(better: str, worse: str) -> None:
-    assert ev(better).pares > ev(worse).pares
+    assert ev(better).pares_key > ev(worse).pares_key
 
 
 def test_pares_no_kickers() -> None:
     # TV-03.5: both a par of kings; the other cards are not compared.
-    assert ev("R 3 C 4").pares == ev("R R 6 5").pares
-    assert ev("7 7 7 A").pares == ev("7 7 7 R").pares
-    assert ev("R R R A").pares == ev("R 3 3 4").pares
+    assert ev("R 3 C 4").pares_key == ev("R R 6 5").pares_key
+    assert ev("7 7 7 A").pares_key == ev("7 7 7 R").pares_key
+    assert ev("R R R A").pares_key == ev("R 3 3 4").pares_key
 
 
 @pytest.mark.parametrize(
     ("hand", "value"), [("R R C 4", 1), ("7 7 7 4", 2), ("R R A A", 3), ("5 5 5 5", 3), ("7 6 5 4", 0)]
 )
 def test_pares_values(hand: str, value: int) -> None:
-    assert ev(hand).pares_kind == value
+    assert ev(hand).pares == value
 
 
 # ---------------------------------------------------------------------------- §4.4 juego
@@ -217,7 +217,7 @@ def test_juego_hands_have_their_totals() -> None:
 
 def test_juego_order() -> None:
     order = [31, 32, 40, 37, 36, 35, 34, 33]
-    strengths = [ev(JUEGO_HANDS[t]).juego for t in order]
+    strengths = [ev(JUEGO_HANDS[t]).juego_key for t in order]
     assert all(s > 0 for s in strengths)
     assert all(a > b for a, b in itertools.pairwise(strengths)), strengths
 
@@ -229,19 +229,19 @@ def test_juego_order() -> None:
 def test_juego_values(hand: str, value: int) -> None:
     e = ev(hand)
     assert e.juego_value == value
-    assert (e.juego > 0) == (value > 0)
+    assert (e.juego_key > 0) == (value > 0)
 
 
 def test_tv04_de_example() -> None:
-    assert ev("R 3 C A").juego > ev("R C 7 7").juego
+    assert ev("R 3 C A").juego_key > ev("R C 7 7").juego_key
 
 
 def test_thirty_is_no_juego() -> None:
-    assert ev("R C 5 5").total == 30 and ev("R C 5 5").juego == 0
+    assert ev("R C 5 5").total == 30 and ev("R C 5 5").juego_key == 0
 
 
 def test_equal_31s_tie_without_real() -> None:
-    assert ev("R R R A").juego == ev("7 7 7 S").juego == ev("7 7 7 3").juego
+    assert ev("R R R A").juego_key == ev("7 7 7 S").juego_key == ev("7 7 7 3").juego_key
 
 
 @pytest.mark.parametrize(
@@ -266,21 +266,21 @@ def test_juego_real_variants(fourth: str, any_ten: bool, figure: bool, sota: boo
         p = ev("R R R A", 8, variant)
         assert e.total == 31 and e.juego_value == 3, variant  # a real is worth any 31
         if is_real:
-            assert e.juego > p.juego, (hand, variant)
+            assert e.juego_key > p.juego_key, (hand, variant)
         else:
-            assert e.juego == p.juego == plain.juego, (hand, variant)
+            assert e.juego_key == p.juego_key == plain.juego_key, (hand, variant)
 
 
 def test_real_beats_every_juego_and_reales_tie() -> None:
     real = ev("7 7 7 S", 8, JuegoReal.ANY_TEN_CARD)
     for hand in JUEGO_HANDS.values():
-        assert real.juego > ev(hand, 8, JuegoReal.ANY_TEN_CARD).juego
-    assert real.juego == ev("7 7 7 C", 8, JuegoReal.ANY_TEN_CARD).juego
+        assert real.juego_key > ev(hand, 8, JuegoReal.ANY_TEN_CARD).juego_key
+    assert real.juego_key == ev("7 7 7 C", 8, JuegoReal.ANY_TEN_CARD).juego_key
 
 
 def test_777_3_with_4_kings_is_no_juego() -> None:
     e = ev("7 7 7 3", 4, JuegoReal.ANY_TEN_CARD)
-    assert e.total == 24 and e.juego == 0
+    assert e.total == 24 and e.juego_key == 0
 
 
 # ---------------------------------------------------------------------------- §4.5 punto

@@ -19,10 +19,14 @@ from mus_sdk import (
     ActionKind,
     BotInfo,
     Card,
+    Declarations,
     DiscardRange,
     EnvidoRange,
     Event,
     EventKind,
+    HandEnd,
+    HandEndKind,
+    HandResult,
     HandSummary,
     JuegoReal,
     Lance,
@@ -164,28 +168,15 @@ class TestActions:
             msgs = [cv.legal_action_to_proto(e) for e in entries]  # type: ignore[arg-type]
             assert list(cv.legal_actions_from_proto(msgs)) == entries
 
-    def test_a_repeated_legal_set_is_shared_and_a_discard_set_is_not(self) -> None:
-        """The same kinds and bounds give the very same LegalActions; other bounds
-        another; a set with a discard (it holds the seat's cards) is built anew."""
-        paso_envido = [cv.legal_action_to_proto(e) for e in (FIXED_ACTIONS[ActionKind.PASO], EnvidoRange(2, None))]
-        first = cv.legal_actions_from_proto(paso_envido)
-        assert cv.legal_actions_from_proto(list(paso_envido)) is first
-        wider = [paso_envido[0], cv.legal_action_to_proto(EnvidoRange(3, 9))]
-        assert cv.legal_actions_from_proto(wider).envido_range == EnvidoRange(3, 9)
-        with_discard = [cv.legal_action_to_proto(DiscardRange((CARDS[0], CARDS[1]), 1, 2)), paso_envido[0]]
-        a, b = cv.legal_actions_from_proto(with_discard), cv.legal_actions_from_proto(with_discard)
-        assert a == b and a is not b
-
     def test_a_legal_set_from_a_generator_is_whole(self) -> None:
-        """Any iterable works, also one that can be read only once (and a cached set
-        is not emptied by it)."""
+        """Any iterable works, also one that can be read only once."""
         entries = [FIXED_ACTIONS[ActionKind.QUIERO], EnvidoRange(4, 7)]
         once = cv.legal_actions_from_proto(cv.legal_action_to_proto(e) for e in entries)
         again = cv.legal_actions_from_proto([cv.legal_action_to_proto(e) for e in entries])
         assert list(once) == entries and list(again) == entries
 
-    def test_a_shared_legal_set_cannot_be_changed(self) -> None:
-        """A bot cannot alter the LegalActions that later requests will share."""
+    def test_a_legal_set_cannot_be_changed(self) -> None:
+        """LegalActions is a frozen value, as every other value a bot is given."""
         legal = cv.legal_actions_from_proto([cv.legal_action_to_proto(FIXED_ACTIONS[ActionKind.PASO])])
         with pytest.raises(AttributeError):
             legal._entries = ()  # type: ignore[misc]
@@ -195,7 +186,7 @@ class TestActions:
         assert pickle.loads(pickle.dumps(legal)) == legal and copy.deepcopy(legal) == legal
 
     def test_an_empty_legal_entry_is_rejected(self) -> None:
-        """A LegalAction with no kind set is a ConversionError, cached sets or not."""
+        """A LegalAction with no kind set is a ConversionError."""
         with pytest.raises(cv.ConversionError):
             cv.legal_actions_from_proto([cv.legal_action_to_proto(FIXED_ACTIONS[ActionKind.PASO]), pb.LegalAction()])
 
@@ -310,7 +301,7 @@ class TestLifecycle:
 
     def test_hand_summary_round_trip(self) -> None:
         """HandEnd round-trips with optional seats/teams set and unset."""
-        summary = HandSummary(
+        summary = HandResult(
             game=0,
             hand=3,
             dealer=3,
@@ -347,11 +338,21 @@ class TestLifecycle:
             scores_after=(11, 0),
             game_over=False,
             game_winner=None,
-            ended_by="count",
-            declarations={"pares": (True, False, True, True), "juego": (True, False, False, True)},
+            ended_by=HandEnd.COUNT,
+            declarations=Declarations((True, False, True, True), (True, False, False, True)),
             games_won=(0, 0),
         )
         assert cv.hand_summary_from_proto(cv.hand_summary_to_proto(summary)) == summary
+
+    def test_hand_summary_as_bots_built_it_before_still_converts(self) -> None:
+        """A HandSummary built with a string ended_by and a dict of declarations (as the
+        SDK typed them before HandEnd and Declarations) goes out as the typed one does."""
+        typed = HandResult(0, 0, 3, 0, (), (), (0, 0), (40, 3), True, 0, HandEnd.COUNT_PARES, Declarations((True,), None))
+        legacy = HandSummary(0, 0, 3, 0, (), (), (0, 0), (40, 3), True, 0, "count:pares", {"pares": (True,)})  # type: ignore[arg-type]
+        assert cv.hand_summary_to_proto(legacy) == cv.hand_summary_to_proto(typed)
+        back = cv.hand_summary_from_proto(cv.hand_summary_to_proto(legacy))
+        assert back == typed and back.ended_by == "count:pares" and back.declarations["pares"] == (True,)
+        assert back.ended_by.kind is HandEndKind.COUNT and back.ended_by.lance is Lance.PARES
 
     @pytest.mark.parametrize("winner", [None, 0, 1])
     def test_match_result_round_trip(self, winner: int | None) -> None:

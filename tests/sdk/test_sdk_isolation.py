@@ -1,4 +1,5 @@
-"""The SDK needs only grpcio and protobuf: it imports nothing from the arena."""
+"""The SDK needs only grpcio and protobuf: it imports nothing from the arena, and its
+vocabulary package mus_core needs only the standard library."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ def test_sdk_imports_with_only_grpc_and_protobuf() -> None:
 import sys
 stdlib = [p for p in sys.path if p.startswith(sys.base_prefix) and 'site-packages' not in p]
 sys.path[:] = stdlib + [{str(REPO / "sdk")!r}, {site!r}, {plat!r}]
-import mus_sdk, mus_sdk.evaluate, mus.v1.bot_service_pb2_grpc
+import mus_core, mus_sdk, mus_sdk.evaluate, mus.v1.bot_service_pb2_grpc
 from mus_sdk import serve, Bot
 assert mus_sdk.__file__.startswith({str(REPO / "sdk")!r}), mus_sdk.__file__
+assert mus_core.__file__.startswith({str(REPO / "sdk")!r}), mus_core.__file__
 assert not any(m == 'arena' or m.startswith('arena.') for m in sys.modules), 'arena imported'
 third_party = {{m.split('.')[0] for m in sys.modules}} - set(sys.stdlib_module_names) - {{'__main__'}}
 print(sorted(m for m in third_party if 'cython' not in m))
@@ -37,17 +39,21 @@ except ImportError:
     assert "no arena" in out.stdout
     # Besides ours: grpcio and protobuf, grpcio's dependency typing_extensions, and
     # grpc_tools, which `import grpc` itself probes for when it happens to be installed.
-    allowed = {"google", "grpc", "mus", "mus_sdk", "typing_extensions", "grpc_tools"}
+    allowed = {"google", "grpc", "mus", "mus_core", "mus_sdk", "typing_extensions", "grpc_tools"}
     assert set(ast.literal_eval(out.stdout.splitlines()[0])) <= allowed
 
 
-def test_evaluate_is_stdlib_only() -> None:
-    """mus_sdk.evaluate imports only the standard library (bot authors may vendor it)."""
-    tree = ast.parse((REPO / "sdk" / "mus_sdk" / "evaluate.py").read_text())
-    modules = {
-        (n.module or "") if isinstance(n, ast.ImportFrom) else a.name
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for a in n.names
-    }
-    assert {m.split(".")[0] for m in modules} <= set(sys.stdlib_module_names) | {"__future__"}
+def test_mus_core_imports_with_the_standard_library_alone() -> None:
+    """`python -I -S` with sys.path = [stdlib, sdk/]: mus_core and every module of it import
+    (bot authors may vendor it; mus_sdk.evaluate is mus_core.evaluate)."""
+    code = f"""
+import sys
+sys.path[:] = [p for p in sys.path if p.startswith(sys.base_prefix) and 'site-packages' not in p]
+sys.path.append({str(REPO / "sdk")!r})
+import mus_core, mus_core.actions, mus_core.cards, mus_core.errors, mus_core.evaluate, mus_core.events, mus_core.rules
+assert mus_core.evaluate.evaluate(mus_core.parse_cards("Ro 3c Co Ab")).total == 31
+print(sorted({{m.split('.')[0] for m in sys.modules}} - set(sys.stdlib_module_names) - {{'__main__'}}))
+"""
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert ast.literal_eval(out.stdout.splitlines()[0]) == ["mus_core"]

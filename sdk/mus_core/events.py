@@ -1,12 +1,14 @@
-"""The vocabulary of a hand: lances, phases, señas, public events and results."""
+"""The vocabulary of a hand: lances, phases, señas, public events, the live bet and results."""
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.engine.actions import Action
-from arena.engine.cards import Card
+from mus_core.actions import Action
+from mus_core.cards import Card
 
 
 class Lance(enum.IntEnum):
@@ -164,33 +166,176 @@ class LanceResult(NamedTuple):
     """False when the game ended before this lance was counted."""
 
 
+class MatchEndReason(enum.Enum):
+    """Why a match ended."""
+
+    COMPLETED = "completed"
+    """A team won by the rules."""
+    FORFEIT = "forfeit"
+    """A team forfeited after too many faults."""
+    ABORTED = "aborted"
+    """The arena stopped the match; there may be no winner."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBet:
+    """The bet on the table in the current lance (as every seat sees it)."""
+
+    team: int
+    """The team that made it."""
+    seat: int
+    """The seat that made it."""
+    stake: int
+    """Total stake proposed for the lance, in stones. For an órdago (``is_ordago``) the
+    whole game is at stake; this is then the stake of the envido the órdago raised, 0
+    when the órdago opened the lance."""
+    deje: int
+    """Stones the betting team receives at once if it is declined (the deje)."""
+    is_ordago: bool = False
+    """Whether it is an órdago."""
+
+    @property
+    def prev(self) -> int:
+        """Deprecated name of :attr:`deje` (the engine's former field name)."""
+        return self.deje
+
+
+class HandEndKind(enum.Enum):
+    """What decided a hand (the part of :class:`HandEnd` before the colon)."""
+
+    COUNT = "count"
+    """The count at the end of the hand."""
+    DEJE = "deje"
+    """A deje (a declined bet) reached the target during the betting."""
+    ORDAGO = "ordago"
+    """An órdago was accepted."""
+
+
+class HandEnd(enum.StrEnum):
+    """How a hand ended (``HandResult.ended_by``): its kind and, when it ended a game,
+    the lance that did it.
+
+    A string enum: each member *is* its text (``"count"``, ``"count:pares"``,
+    ``"deje:grande"``, ``"ordago:punto"``...), which is how hand logs, results and the
+    wire (``mus.v1.HandResult.ended_by``) write it. Build one with :meth:`of`; read it
+    with :attr:`kind` and :attr:`lance`.
+    """
+
+    COUNT = "count"
+    """The count ran to the end; no game ended."""
+    COUNT_GRANDE = "count:grande"
+    COUNT_CHICA = "count:chica"
+    COUNT_PARES = "count:pares"
+    COUNT_JUEGO = "count:juego"
+    COUNT_PUNTO = "count:punto"
+    DEJE_GRANDE = "deje:grande"
+    DEJE_CHICA = "deje:chica"
+    DEJE_PARES = "deje:pares"
+    DEJE_JUEGO = "deje:juego"
+    DEJE_PUNTO = "deje:punto"
+    ORDAGO_GRANDE = "ordago:grande"
+    ORDAGO_CHICA = "ordago:chica"
+    ORDAGO_PARES = "ordago:pares"
+    ORDAGO_JUEGO = "ordago:juego"
+    ORDAGO_PUNTO = "ordago:punto"
+
+    @property
+    def kind(self) -> HandEndKind:
+        """Count, deje or órdago."""
+        return _END_PARTS[self][0]
+
+    @property
+    def lance(self) -> Lance | None:
+        """The lance during which a game was won; ``None`` for :attr:`COUNT`."""
+        return _END_PARTS[self][1]
+
+    @staticmethod
+    def of(kind: HandEndKind, lance: Lance | None = None) -> HandEnd:
+        """The member for ``kind`` and ``lance`` (``None`` only with COUNT).
+
+        Raises:
+            ValueError: a deje or órdago without a lance.
+        """
+        return HandEnd(kind.value if lance is None else f"{kind.value}:{lance.name.lower()}")
+
+
+_END_PARTS: dict[HandEnd, tuple[HandEndKind, Lance | None]] = {
+    end: (HandEndKind(end.value.partition(":")[0]), Lance[end.name.partition("_")[2]] if ":" in end.value else None)
+    for end in HandEnd
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Declarations(Mapping[Lance, tuple[bool, ...]]):
+    """The pares and juego declarations of a hand: per seat, whether it had them.
+
+    A read-only mapping keyed by :class:`Lance` (``PARES``, ``JUEGO``), holding only the
+    lances that were reached (a hand ended in grande has none). The string keys
+    ``"pares"`` and ``"juego"`` are accepted too, as the former ``dict[str, ...]`` was.
+    """
+
+    pares: tuple[bool, ...] | None = None
+    """Per seat, whether it had pares; ``None`` if the pares lance was not reached."""
+    juego: tuple[bool, ...] | None = None
+    """Per seat, whether it had juego (all false: punto was played); ``None`` if not reached."""
+
+    def __getitem__(self, key: Lance | str) -> tuple[bool, ...]:
+        value = self.pares if key == Lance.PARES or key == "pares" else (
+            self.juego if key == Lance.JUEGO or key == "juego" else None
+        )
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[Lance]:
+        if self.pares is not None:
+            yield Lance.PARES
+        if self.juego is not None:
+            yield Lance.JUEGO
+
+    def __len__(self) -> int:
+        return (self.pares is not None) + (self.juego is not None)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]  # type: ignore[index]
+        except KeyError:
+            return False
+        return True
+
+
 class HandResult(NamedTuple):
-    """Everything that decided one hand, for logs, bots and disputes."""
+    """Everything that decided one hand, for logs, bots and disputes (a bot's
+    ``on_hand_end`` receives it)."""
 
     game: int
     """Game number in the match, from 0."""
     hand: int
-    """Hand number in the match, from 0."""
+    """Hand number in the match, from 0 (it does not restart with a new game)."""
     dealer: int
+    """The dealer (postre) seat."""
     mano: int
+    """The mano seat."""
     hands: tuple[tuple[Card, ...], ...]
-    """Every seat's final four cards, revealed at the end of the hand."""
+    """Every seat's final four cards (index = seat), revealed at the end of the hand."""
     lances: tuple[LanceResult, ...]
     """One entry per lance in order: grande, chica, pares, and juego or punto."""
-    scores_before: tuple[int, int]
-    scores_after: tuple[int, int]
+    scores_before: tuple[int, ...]
+    """Team scores when the hand started."""
+    scores_after: tuple[int, ...]
     """Scores when the hand ended (before a new game resets them)."""
     game_over: bool
     """Whether the hand ended a game."""
     game_winner: int | None
-    ended_by: str
-    """How the hand ended: ``count``, ``count:<lance>`` (target reached while counting
-    that lance), ``deje:<lance>`` (a deje reached the target), ``ordago:<lance>``."""
-    declarations: dict[str, tuple[bool, ...]]
-    """``pares`` and ``juego``: per seat, whether it had them."""
-    games_won: tuple[int, int] = (0, 0)
+    """The team that won the game, if ``game_over``."""
+    ended_by: HandEnd
+    """How the hand ended: the count, or the deje or órdago (and its lance) that ended a game."""
+    declarations: Declarations = Declarations()
+    """Pares and juego: per seat, whether it had them (only the lances reached)."""
+    games_won: tuple[int, ...] = (0, 0)
     """Games won by each team in the current vaca once this hand is recorded: the
     engine's own count, so 0–0 again after a hand that won a vaca (every observer of
     the match reads it here rather than counting games itself)."""
-    vacas_won: tuple[int, int] = (0, 0)
-    """Vacas won by each team once this hand is recorded."""
+    vacas_won: tuple[int, ...] = (0, 0)
+    """Vacas won by each team once this hand is recorded. Not on the wire: a bot's
+    ``on_hand_end`` sees (0, 0) here (its next ``Observation.vacas_won`` has the count)."""

@@ -1,11 +1,11 @@
-"""Typed errors of the rules engine."""
+"""Typed errors of the game: what the engine raises on a bad action or seña."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from arena.engine.actions import Action, LegalAction
+    from mus_core.actions import Action, LegalAction
 
 
 class MusError(ValueError):
@@ -29,7 +29,7 @@ class IllegalActionError(MusError):
         self.seat = seat
         self.action = action
         self.legal = legal
-        from arena.engine.actions import format_legal  # actions imports nothing of errors: no cycle
+        from mus_core.actions import format_legal  # actions imports nothing of errors: no cycle
 
         legal_text = format_legal(legal) or "nothing (no seat is to act)"
         who = f"S{seat}" if seat is not None else "nobody"
