@@ -136,65 +136,69 @@ class SeatView:
 
 
 class MusState:
-    """A whole match of Mus: see the module docstring."""
+    """A whole match of Mus: see the module docstring.
 
-    # Attributes are listed for clone() and for readers; all are private but for the
-    # read-only properties below.
+    Its state changes only through :meth:`apply` and :meth:`give_sena`; everything else
+    is read through read-only properties and queries.
+    """
+
+    # Attributes are listed for clone() and for readers; all are private, read through
+    # the properties below.
     __slots__ = (
+        "_a_idx",
+        "_accepted",
+        "_alive",
+        "_answerers",
+        "_bet_seat",
+        "_bet_team",
+        "_corrido",
         "_deal_from_mano",
         "_deal_ref",
         "_deal_start",
+        "_dealer",
+        "_declarations",
+        "_deje",
         "_discard_seq",
+        "_eligible",
+        "_evals",
+        "_game_no",
+        "_games",
+        "_hand_no",
+        "_hand_results",
+        "_hands",
+        "_history",
+        "_is_ordago",
+        "_lance",
+        "_lance_state",
         "_legal_cache",
+        "_mano",
+        "_mus_calls",
+        "_mus_round",
+        "_n",
+        "_phase",
+        "_pile",
         "_prf",
+        "_r_idx",
         "_reshuffles",
+        "_round_discards",
+        "_rules",
+        "_scores",
+        "_scores_before",
         "_sena_draws",
+        "_sig_turn_used",
+        "_sig_vis",
+        "_sig_window",
+        "_stake",
+        "_stock",
         "_table",
-        "a_idx",
-        "accepted",
-        "alive",
-        "answerers",
-        "bet_seat",
-        "bet_team",
-        "corrido",
-        "dealer",
-        "declarations",
-        "eligible",
-        "evals",
-        "game_no",
-        "games",
-        "hand_no",
-        "hand_results",
-        "hands",
-        "history",
-        "is_ordago",
-        "lance",
-        "lance_state",
-        "mano",
-        "mus_calls",
-        "mus_round",
-        "n",
-        "phase",
-        "pile",
-        "prev",
-        "r_idx",
-        "round_discards",
-        "rules",
-        "scores",
-        "scores_before",
-        "sig_turn_used",
-        "sig_vis",
-        "sig_window",
-        "stake",
-        "stock",
-        "to_act_seat",
-        "vacas",
-        "winner",
+        "_to_act_seat",
+        "_vacas",
+        "_winner",
     )
 
-    rules: Rules
-    n: int
-    sig_window: set[int] | None
+    _rules: Rules
+    _n: int
+    _sig_window: set[int] | None
     """Seats that signalled in the open seña window (after a deal or replacements), or None."""
     _prf: _Prf
     """Every random draw; a :meth:`what_if` copy holds a stand-in that aborts on any."""
@@ -218,8 +222,8 @@ class MusState:
             ValueError: ``seed`` is not an integer in ``0 <= seed < 2**256``.
         """
         _check_seed(seed)
-        self.rules = rules
-        self.n = rules.players
+        self._rules = rules
+        self._n = rules.players
         self._table = table(rules.kings, rules.juego_real)
         # Each draw is keyed by the seed and labelled by what it is for (the hand's deal,
         # its n-th reshuffle, the n-th seña draw), so the deal of hand k depends only on
@@ -227,17 +231,17 @@ class MusState:
         self._prf = _Prf(seed)
         self._reshuffles = 0
         self._sena_draws = 0
-        self.scores = [0, 0]
-        self.games = [0, 0]
-        self.vacas = [0, 0]
-        self.game_no = 0
-        self.hand_no = 0
-        self.dealer = first_dealer % self.n
-        self.mano = (self.dealer + 1) % self.n
-        self._deal_ref = self.mano
+        self._scores = [0, 0]
+        self._games = [0, 0]
+        self._vacas = [0, 0]
+        self._game_no = 0
+        self._hand_no = 0
+        self._dealer = first_dealer % self._n
+        self._mano = (self._dealer + 1) % self._n
+        self._deal_ref = self._mano
         self._deal_from_mano = False
-        self.winner: int | None = None
-        self.hand_results: list[HandResult] = []
+        self._winner: int | None = None
+        self._hand_results: tuple[HandResult, ...] = ()
         self._legal_cache: dict[tuple[bool, int, bool], tuple[LegalAction, ...]] = {}
 
     @classmethod
@@ -260,9 +264,9 @@ class MusState:
         if first_dealer is None:
             # The modulo's bias is 2**-250 at most: n is 2, 4 or 6.
             first_dealer = state._prf.draw(b"dealer") % rules.players
-        state.dealer = first_dealer % state.n
-        state.mano = (state.dealer + 1) % state.n
-        state._deal_ref = state.mano
+        state._dealer = first_dealer % state._n
+        state._mano = (state._dealer + 1) % state._n
+        state._deal_ref = state._mano
         state._deal_from_mano = deal_from_mano
         state._start_hand(None)
         return state
@@ -278,12 +282,16 @@ class MusState:
         scores: tuple[int, int] = (0, 0),
         games_won: tuple[int, int] = (0, 0),
         seed: int = 0,
+        hand_no: int = 0,
+        game_no: int = 0,
     ) -> MusState:
-        """A match whose current hand has the given cards (scenarios, tests, search).
+        """A match whose current hand has the given cards (scenarios, tests, search, replay).
 
         ``hands[s]`` is seat ``s``'s four cards; ``stock`` the stock from the top (by
         default the other cards, shuffled with ``seed``). Later hands are dealt from
-        ``seed``.
+        ``seed``. ``hand_no`` and ``game_no`` number the hand and its game in the match
+        (a replay re-plays a logged hand as that hand: its reshuffles, and the deals of
+        the hands after it, draw what the match's did).
 
         Raises:
             ValueError: wrong card counts, a card twice, bad scores, or a seed outside
@@ -311,9 +319,13 @@ class MusState:
             raise ValueError(f"scores: each must be in 0..{rules.target_points - 1}")
         if any(g < 0 or g >= rules.games_to_win for g in games_won):
             raise ValueError(f"games_won: each must be in 0..{rules.games_to_win - 1}")
+        if hand_no < 0 or game_no < 0 or game_no > hand_no:
+            raise ValueError(f"hand_no {hand_no}, game_no {game_no}: need 0 <= game_no <= hand_no")
         state = cls(rules, seed, (mano - 1) % n)
-        state.scores = list(scores)
-        state.games = list(games_won)
+        state._scores = list(scores)
+        state._games = list(games_won)
+        state._hand_no = hand_no
+        state._game_no = game_no
         # Deal order: card k goes to seat mano + k (§2.3); rebuild that order.
         order = [hands[(mano + k) % n][k // n] for k in range(4 * n)] + list(stock)
         state._start_hand(order)
@@ -350,35 +362,110 @@ class MusState:
         other = MusState.__new__(MusState)
         for name in MusState.__slots__:
             setattr(other, name, getattr(self, name))
-        other.scores = self.scores[:]
-        other.games = self.games[:]
-        other.vacas = self.vacas[:]
-        other.hands = [h[:] for h in self.hands]
-        other.stock = self.stock[:]
-        other.pile = self.pile[:]
-        other.round_discards = [d[:] for d in self.round_discards]
-        other.history = self.history[:]
-        other.sig_vis = dict(self.sig_vis)
-        other.sig_window = set(self.sig_window) if self.sig_window is not None else None
-        other.alive = self.alive[:]
-        other.answerers = self.answerers[:]
-        other.lance_state = self.lance_state[:]
-        other.hand_results = self.hand_results[:]
-        other.declarations = dict(self.declarations)
-        other.evals = self.evals[:]
+        other._scores = self._scores[:]
+        other._games = self._games[:]
+        other._vacas = self._vacas[:]
+        other._hands = [h[:] for h in self._hands]
+        other._stock = self._stock[:]
+        other._pile = self._pile[:]
+        other._round_discards = [d[:] for d in self._round_discards]
+        other._history = self._history[:]
+        other._sig_vis = dict(self._sig_vis)
+        other._sig_window = set(self._sig_window) if self._sig_window is not None else None
+        other._alive = self._alive[:]
+        other._answerers = self._answerers[:]
+        other._lance_state = self._lance_state[:]
+        other._declarations = dict(self._declarations)
+        other._evals = self._evals[:]
         return other
 
     # ------------------------------------------------------------------ queries
 
     @property
+    def rules(self) -> Rules:
+        """The rules variant of the match."""
+        return self._rules
+
+    @property
+    def n(self) -> int:
+        """Seats at the table (``rules.players``)."""
+        return self._n
+
+    @property
+    def dealer(self) -> int:
+        """The dealer (postre) of the current hand."""
+        return self._dealer
+
+    @property
+    def mano(self) -> int:
+        """The mano of the current hand (a ``mus_corrido`` cut may move it)."""
+        return self._mano
+
+    @property
+    def hand_no(self) -> int:
+        """The current hand's number in the match, from 0 (counted across games)."""
+        return self._hand_no
+
+    @property
+    def game_no(self) -> int:
+        """The current game's number in the match, from 0."""
+        return self._game_no
+
+    @property
+    def hand_results(self) -> tuple[HandResult, ...]:
+        """The results of the finished hands, oldest first."""
+        return self._hand_results
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Every seat's current cards, index = seat (the referee's omniscient view; a
+        seat sees only its own, in :meth:`view`)."""
+        return tuple(tuple(h) for h in self._hands)
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        """The undealt cards, bottom first: the top of the stock (the next card dealt) is last."""
+        return tuple(self._stock)
+
+    @property
+    def pile(self) -> tuple[Card, ...]:
+        """The discard pile of the current hand (cards thrown away and not reshuffled yet)."""
+        return tuple(self._pile)
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """Team scores in the current game, dejes of this hand included."""
+        return (self._scores[0], self._scores[1])
+
+    @property
+    def games_won(self) -> tuple[int, int]:
+        """Games won by each team in the current vaca."""
+        return (self._games[0], self._games[1])
+
+    @property
+    def vacas(self) -> tuple[int, int]:
+        """Vacas won by each team."""
+        return (self._vacas[0], self._vacas[1])
+
+    @property
+    def phase(self) -> Phase:
+        """What the state waits for (``MATCH_OVER`` once the match is decided)."""
+        return self._phase
+
+    @property
+    def mus_round(self) -> int:
+        """Discard rounds completed in the current hand."""
+        return self._mus_round
+
+    @property
     def is_terminal(self) -> bool:
         """Whether the match is decided."""
-        return self.winner is not None
+        return self._winner is not None
 
     @property
     def to_act(self) -> int | None:
         """The seat whose action the state waits for, or ``None`` when the match is over."""
-        return None if self.winner is not None else self.to_act_seat
+        return None if self._winner is not None else self._to_act_seat
 
     @property
     def deal_start(self) -> int:
@@ -390,23 +477,19 @@ class MusState:
     @property
     def current_lance(self) -> Lance | None:
         """The lance being bet, or ``None`` outside the betting."""
-        return self.lance if self.phase == Phase.BETTING else None
+        return self._lance if self._phase == Phase.BETTING else None
 
     @property
     def match_winner(self) -> int | None:
         """The team that won the match, once it is over."""
-        return self.winner
-
-    def cards(self, seat: int) -> tuple[Card, ...]:
-        """A seat's current cards (all seats: this is the referee's omniscient view)."""
-        return tuple(self.hands[seat])
+        return self._winner
 
     @property
     def live_bet(self) -> LiveBet | None:
         """The bet waiting for an answer, if any."""
-        if self.phase != Phase.BETTING or self.bet_team < 0:
+        if self._phase != Phase.BETTING or self._bet_team < 0:
             return None
-        return LiveBet(self.bet_team, self.bet_seat, self.stake, self.prev, self.is_ordago)
+        return LiveBet(self._bet_team, self._bet_seat, self._stake, self._deje, self._is_ordago)
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """What the seat to act may do, in a fixed order.
@@ -417,30 +500,30 @@ class MusState:
         no room; ``queremos``/``no-queremos`` appended with the plural variant). Empty
         when the match is over.
         """
-        phase = self.phase
-        if self.winner is not None:
+        phase = self._phase
+        if self._winner is not None:
             return ()
         if phase == Phase.MUS:
             return _MUS_LEGAL
         if phase == Phase.DISCARD:
-            return (DiscardRange(tuple(sorted(self.hands[self.to_act_seat]))),)
-        plural = self.rules.plural_answers_bind_partner and self.bet_team >= 0 and self.r_idx == 0 and len(self.answerers) > 1
-        key = (self.bet_team >= 0, self.stake if not self.is_ordago else -1, plural)
+            return (DiscardRange(tuple(sorted(self._hands[self._to_act_seat]))),)
+        plural = self._rules.plural_answers_bind_partner and self._bet_team >= 0 and self._r_idx == 0 and len(self._answerers) > 1
+        key = (self._bet_team >= 0, self._stake if not self._is_ordago else -1, plural)
         cached = self._legal_cache.get(key)
         if cached is not None:
             return cached
-        cap = self.rules.max_stake
+        cap = self._rules.max_stake
         out: list[LegalAction]
-        if self.bet_team < 0:
+        if self._bet_team < 0:
             out = [PASO, EnvidoRange(2, cap), ORDAGO]
-        elif self.is_ordago:
+        elif self._is_ordago:
             out = list(_ORDAGO_ANSWERS)
         else:
             out = [NO_QUIERO, QUIERO]
             if cap is None:
                 out.append(EnvidoRange(2, None))
-            elif cap - self.stake >= 2:
-                out.append(EnvidoRange(2, cap - self.stake))
+            elif cap - self._stake >= 2:
+                out.append(EnvidoRange(2, cap - self._stake))
             out.append(ORDAGO)
         if plural:
             out += [NO_QUEREMOS, QUEREMOS]
@@ -455,43 +538,43 @@ class MusState:
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now: never another seat's cards (those come only in
         the :class:`HandResult` once the hand is over)."""
-        if not 0 <= seat < self.n:
-            raise ValueError(f"no seat {seat} at a {self.n}-player table")
+        if not 0 <= seat < self._n:
+            raise ValueError(f"no seat {seat} at a {self._n}-player table")
         bit = 1 << seat
-        if self.sig_vis:
+        if self._sig_vis:
             history = tuple(
-                e for i, e in enumerate(self.history) if i not in self.sig_vis or self.sig_vis[i] & bit
+                e for i, e in enumerate(self._history) if i not in self._sig_vis or self._sig_vis[i] & bit
             )
         else:
-            history = tuple(self.history)
+            history = tuple(self._history)
         acting = self.to_act == seat
         return SeatView(
             seat=seat,
             team=seat & 1,
-            players=self.n,
-            rules=self.rules,
-            game=self.game_no,
-            hand=self.hand_no,
-            dealer=self.dealer,
-            mano=self.mano,
-            scores=(self.scores[0], self.scores[1]),
-            games_won=(self.games[0], self.games[1]),
-            vacas_won=(self.vacas[0], self.vacas[1]),
-            phase=Phase.MATCH_OVER if self.winner is not None else self.phase,
+            players=self._n,
+            rules=self._rules,
+            game=self._game_no,
+            hand=self._hand_no,
+            dealer=self._dealer,
+            mano=self._mano,
+            scores=(self._scores[0], self._scores[1]),
+            games_won=(self._games[0], self._games[1]),
+            vacas_won=(self._vacas[0], self._vacas[1]),
+            phase=Phase.MATCH_OVER if self._winner is not None else self._phase,
             lance=self.current_lance,
             to_act=self.to_act,
-            cards=tuple(sorted(self.hands[seat])),
+            cards=tuple(sorted(self._hands[seat])),
             history=history,
             legal_actions=self.legal_actions() if acting else (),
             legal_senas=self.legal_senas(seat),
             live_bet=self.live_bet,
-            mus_round=self.mus_round,
+            mus_round=self._mus_round,
         )
 
     @property
     def history_events(self) -> tuple[Event, ...]:
         """All public events of the current hand, every seña included."""
-        return tuple(self.history)
+        return tuple(self._history)
 
     # ------------------------------------------------------------------ apply
 
@@ -507,9 +590,9 @@ class MusState:
         why = self._why_illegal(action)
         if why is not None:
             raise IllegalActionError(self.to_act, action, self.legal_actions(), why)
-        self.sig_window = None
-        self.sig_turn_used = False
-        phase = self.phase
+        self._sig_window = None
+        self._sig_turn_used = False
+        phase = self._phase
         if phase == Phase.BETTING:
             self._apply_bet(action)
         elif phase == Phase.MUS:
@@ -519,30 +602,30 @@ class MusState:
 
     def _why_illegal(self, action: Action) -> str | None:
         """None when legal, else a short reason. The hot path of validation."""
-        if self.winner is not None:
+        if self._winner is not None:
             return "the match is over"
         kind = action.kind
-        phase = self.phase
+        phase = self._phase
         if phase == Phase.BETTING:
             if kind == _K_ENVIDO:
-                if self.is_ordago and self.bet_team >= 0:
+                if self._is_ordago and self._bet_team >= 0:
                     return "an órdago can only be accepted or declined"
                 if action.amount < 2:
                     return "an envido adds at least 2 stones"
-                cap = self.rules.max_stake
-                if cap is not None and (self.stake if self.bet_team >= 0 else 0) + action.amount > cap:
+                cap = self._rules.max_stake
+                if cap is not None and (self._stake if self._bet_team >= 0 else 0) + action.amount > cap:
                     return f"the stake would exceed max_stake {cap}"
                 return None
             if kind == _K_ORDAGO:
-                return "an órdago cannot be raised" if (self.bet_team >= 0 and self.is_ordago) else None
-            if self.bet_team < 0:
+                return "an órdago cannot be raised" if (self._bet_team >= 0 and self._is_ordago) else None
+            if self._bet_team < 0:
                 return None if kind == _K_PASO else "before a bet: paso, envido or órdago"
             if kind == _K_QUIERO or kind == _K_NO_QUIERO:
                 return None
             if kind == _K_QUEREMOS or kind == _K_NO_QUEREMOS:
-                if not self.rules.plural_answers_bind_partner:
+                if not self._rules.plural_answers_bind_partner:
                     return "plural answers need the plural_answers_bind_partner variant"
-                if self.r_idx != 0 or len(self.answerers) < 2:
+                if self._r_idx != 0 or len(self._answerers) < 2:
                     return "a plural answer is only for the first of two or more answerers"
                 return None
             return "a bet is live: quiero, no-quiero, a raise or órdago"
@@ -551,7 +634,7 @@ class MusState:
         if kind != _K_DISCARD:
             return "discard 1 to 4 of your cards"
         chosen = action.cards
-        hand = self.hands[self.to_act_seat]
+        hand = self._hands[self._to_act_seat]
         if not 1 <= len(chosen) <= 4 or len(set(chosen)) != len(chosen):
             return "discard 1 to 4 distinct cards"
         for c in chosen:
@@ -562,14 +645,14 @@ class MusState:
     # ------------------------------------------------------------------ deal & mus
 
     def _start_hand(self, order: list[int] | None) -> None:
-        n = self.n
+        n = self._n
         deck: list[Card]
         if order is None:
             deck = list(CARDS)
-            _permute(deck, self._prf.draw(b"deal:%d" % self.hand_no))
+            _permute(deck, self._prf.draw(b"deal:%d" % self._hand_no))
         else:
             deck = [CARDS[c] for c in order]
-        mano = self.mano
+        mano = self._mano
         dealt = 4 * n
         # Card k goes to seat start + k (§2.3): seat start + i gets deck[i], deck[i + n], ...
         # The start is mano, unless a mus_corrido cut (or its all-mus shifts) in an
@@ -588,150 +671,150 @@ class MusState:
         hands: list[list[Card]] = [[]] * n
         for i in range(n):
             hands[(start + i) % n] = deck[i:dealt:n]
-        self.hands = hands
+        self._hands = hands
         # The stock is kept reversed so that drawing from the top is list.pop().
-        self.stock = deck[:dealt - 1:-1]
-        self.pile: list[Card] = []
-        self.round_discards: list[list[Card]] = [[] for _ in range(n)]
-        self.history: list[Event] = []
-        self.sig_vis: dict[int, int] = {}
-        self.sig_window = set()  # the seña window after the deal
-        self.sig_turn_used = False
-        self.mus_calls = 0
-        self.mus_round = 0
+        self._stock = deck[:dealt - 1:-1]
+        self._pile: list[Card] = []
+        self._round_discards: list[list[Card]] = [[] for _ in range(n)]
+        self._history: list[Event] = []
+        self._sig_vis: dict[int, int] = {}
+        self._sig_window = set()  # the seña window after the deal
+        self._sig_turn_used = False
+        self._mus_calls = 0
+        self._mus_round = 0
         self._discard_seq = 0
         self._reshuffles = 0
-        self.bet_team = -1
-        self.is_ordago = False
-        self.stake = 0
-        self.prev = 0
-        self.bet_seat = -1
-        self.answerers: list[int] = []
-        self.alive: list[bool] = [True] * n
-        self.r_idx = 0
-        self.a_idx = 0
-        self.accepted = False
-        self.eligible: list[int] = []
-        self.evals: list[HandValue] = []
-        self.declarations: dict[Lance, tuple[bool, ...]] = {}
+        self._bet_team = -1
+        self._is_ordago = False
+        self._stake = 0
+        self._deje = 0
+        self._bet_seat = -1
+        self._answerers: list[int] = []
+        self._alive: list[bool] = [True] * n
+        self._r_idx = 0
+        self._a_idx = 0
+        self._accepted = False
+        self._eligible: list[int] = []
+        self._evals: list[HandValue] = []
+        self._declarations: dict[Lance, tuple[bool, ...]] = {}
         # Per lance: (outcome, stake, bet_team, deje); filled as lances are decided.
-        self.lance_state: list[tuple[LanceOutcome, int, int, int] | None] = [None] * 4
-        self.lance = GRANDE
-        self.scores_before = (self.scores[0], self.scores[1])
-        mc = self.rules.mus_corrido
-        first_of_game = not self.hand_results or self.hand_results[-1].game_over
-        self.corrido = (mc is MusCorrido.FIRST_HAND_OF_MATCH and not self.hand_results) or (
+        self._lance_state: list[tuple[LanceOutcome, int, int, int] | None] = [None] * 4
+        self._lance = GRANDE
+        self._scores_before = (self._scores[0], self._scores[1])
+        mc = self._rules.mus_corrido
+        first_of_game = not self._hand_results or self._hand_results[-1].game_over
+        self._corrido = (mc is MusCorrido.FIRST_HAND_OF_MATCH and not self._hand_results) or (
             mc is MusCorrido.FIRST_HAND_OF_EACH_GAME and first_of_game
         )
-        if self.corrido:
-            self.sig_window = None  # no señas until the mus is cut (§3.6)
-        if self.rules.max_mus_rounds == 0:
-            self.corrido = False
+        if self._corrido:
+            self._sig_window = None  # no señas until the mus is cut (§3.6)
+        if self._rules.max_mus_rounds == 0:
+            self._corrido = False
             self._start_lances()
         else:
-            self.phase = Phase.MUS
-            self.to_act_seat = mano
+            self._phase = Phase.MUS
+            self._to_act_seat = mano
 
     def _apply_mus(self, action: Action) -> None:
-        seat = self.to_act_seat
-        self.history.append(_event(EventKind.MUS_CALL, seat, None, action))
+        seat = self._to_act_seat
+        self._history.append(_event(EventKind.MUS_CALL, seat, None, action))
         if action.kind == _K_NO_MUS:
-            if self.corrido:
+            if self._corrido:
                 # The player who cuts the mus becomes mano of this hand (§3.6).
-                self.mano = seat
-                self.dealer = (seat - 1) % self.n
-                self.corrido = False
+                self._mano = seat
+                self._dealer = (seat - 1) % self._n
+                self._corrido = False
             self._start_lances()
             return
-        self.mus_calls += 1
-        if self.mus_calls < self.n:
-            self.to_act_seat = (seat + 1) % self.n
+        self._mus_calls += 1
+        if self._mus_calls < self._n:
+            self._to_act_seat = (seat + 1) % self._n
             return
-        self.mus_calls = 0
-        if self.corrido:
+        self._mus_calls = 0
+        if self._corrido:
             # Nominal mano deals the replacements; the next seat is the new nominal mano.
-            self.dealer = self.mano
-            self.mano = (self.mano + 1) % self.n
-        self.phase = Phase.DISCARD
-        self.to_act_seat = self.mano
-        self.round_discards = [[] for _ in range(self.n)]
+            self._dealer = self._mano
+            self._mano = (self._mano + 1) % self._n
+        self._phase = Phase.DISCARD
+        self._to_act_seat = self._mano
+        self._round_discards = [[] for _ in range(self._n)]
         self._discard_seq = 0
 
     def _apply_discard(self, action: Action) -> None:
-        seat = self.to_act_seat
-        hand = self.hands[seat]
+        seat = self._to_act_seat
+        hand = self._hands[seat]
         for c in action.cards:
             hand.remove(c)
-        self.round_discards[seat] = list(action.cards)
-        self.pile.extend(action.cards)
-        self.history.append(_event(EventKind.DISCARD, seat, None, None, len(action.cards)))
+        self._round_discards[seat] = list(action.cards)
+        self._pile.extend(action.cards)
+        self._history.append(_event(EventKind.DISCARD, seat, None, None, len(action.cards)))
         self._discard_seq += 1
-        if self._discard_seq < self.n:
-            self.to_act_seat = (seat + 1) % self.n
+        if self._discard_seq < self._n:
+            self._to_act_seat = (seat + 1) % self._n
             return
         self._serve_replacements()
-        self.mus_round += 1
-        self.history.append(Event(EventKind.REPLACEMENTS, value=self.mus_round))
-        if self.rules.max_mus_rounds is not None and self.mus_round >= self.rules.max_mus_rounds:
-            self.corrido = False
+        self._mus_round += 1
+        self._history.append(Event(EventKind.REPLACEMENTS, value=self._mus_round))
+        if self._rules.max_mus_rounds is not None and self._mus_round >= self._rules.max_mus_rounds:
+            self._corrido = False
             self._start_lances()
-            self.sig_window = set()  # the seña window after these replacements (§9.3)
+            self._sig_window = set()  # the seña window after these replacements (§9.3)
             return
-        self.phase = Phase.MUS
-        self.to_act_seat = self.mano
-        if not self.corrido:
-            self.sig_window = set()
+        self._phase = Phase.MUS
+        self._to_act_seat = self._mano
+        if not self._corrido:
+            self._sig_window = set()
 
     def _serve_replacements(self) -> None:
         """Deal replacements in turn order from mano, with §3.3 on an empty stock."""
-        n = self.n
-        order = [(self.mano + i) % n for i in range(n)]
+        n = self._n
+        order = [(self._mano + i) % n for i in range(n)]
         for i, seat in enumerate(order):
-            need = len(self.round_discards[seat])
-            hand = self.hands[seat]
+            need = len(self._round_discards[seat])
+            hand = self._hands[seat]
             while need:
-                if not self.stock:
+                if not self._stock:
                     self._reshuffle(order[i:], seat)
-                hand.append(self.stock.pop())
+                hand.append(self._stock.pop())
                 need -= 1
 
     def _reshuffle(self, missing: list[int], seat: int) -> None:
         """The stock ran out while ``missing`` (from ``seat``) still need cards (§3.3)."""
         if len(missing) >= 2:
-            fresh = self.pile
-            self.pile = []
+            fresh = self._pile
+            self._pile = []
         else:
-            aside = self.round_discards[seat]
-            fresh = [c for c in self.pile if c not in aside]
-            self.pile = list(aside)
-        _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self.hand_no, self._reshuffles)))
+            aside = self._round_discards[seat]
+            fresh = [c for c in self._pile if c not in aside]
+            self._pile = list(aside)
+        _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self._hand_no, self._reshuffles)))
         self._reshuffles += 1
-        self.stock = fresh
-        self.history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
+        self._stock = fresh
+        self._history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
 
     # ------------------------------------------------------------------ lances
 
     def _start_lances(self) -> None:
         tbl = self._table
         rb = RANK_BITS
-        self.evals = [tbl[rb[h[0]] + rb[h[1]] + rb[h[2]] + rb[h[3]]] for h in self.hands]
-        self.phase = Phase.BETTING
+        self._evals = [tbl[rb[h[0]] + rb[h[1]] + rb[h[2]] + rb[h[3]]] for h in self._hands]
+        self._phase = Phase.BETTING
         self._open_lance(GRANDE)
 
     def _order_from_mano(self) -> tuple[int, ...]:
-        return _ORDERS[self.n][self.mano]
+        return _ORDERS[self._n][self._mano]
 
     def _open_lance(self, lance: Lance) -> None:
         """Start ``lance``, or settle it without betting and move on (§5)."""
         while True:
-            self.lance = lance
+            self._lance = lance
             order = self._order_from_mano()
             if lance == PARES or lance == JUEGO:
-                evals = self.evals
-                has = [(evals[s].pares_key if lance == PARES else evals[s].juego_key) > 0 for s in range(self.n)]
-                self.declarations[lance] = tuple(has)
+                evals = self._evals
+                has = [(evals[s].pares_key if lance == PARES else evals[s].juego_key) > 0 for s in range(self._n)]
+                self._declarations[lance] = tuple(has)
                 for s in order:
-                    self.history.append(_event(EventKind.DECLARATION, s, lance, None, int(has[s])))
+                    self._history.append(_event(EventKind.DECLARATION, s, lance, None, int(has[s])))
                 eligible = [s for s in order if has[s]]
                 teams = {s & 1 for s in eligible}
                 if len(teams) < 2:
@@ -739,8 +822,8 @@ class MusState:
                         lance = PUNTO  # nobody has juego: punto is played instead
                         continue
                     outcome = LanceOutcome.ONE_TEAM if teams else LanceOutcome.SKIPPED
-                    self.lance_state[lance if lance != PUNTO else JUEGO] = (outcome, 0, -1, 0)
-                    self.history.append(_lance_end(lance, outcome))
+                    self._lance_state[lance if lance != PUNTO else JUEGO] = (outcome, 0, -1, 0)
+                    self._history.append(_lance_end(lance, outcome))
                     if lance == JUEGO:
                         self._count()
                         return
@@ -748,91 +831,91 @@ class MusState:
                     continue
             else:
                 eligible = list(order)
-            self.eligible = eligible
-            self.a_idx = 0
-            self.bet_team = -1
-            self.is_ordago = False
-            self.stake = 0
-            self.prev = 0
-            self.answerers = []
-            self.r_idx = 0
-            self.accepted = False
-            self.alive = [False] * self.n
+            self._eligible = eligible
+            self._a_idx = 0
+            self._bet_team = -1
+            self._is_ordago = False
+            self._stake = 0
+            self._deje = 0
+            self._answerers = []
+            self._r_idx = 0
+            self._accepted = False
+            self._alive = [False] * self._n
             for s in eligible:
-                self.alive[s] = True
-            self.history.append(_LANCE_START[lance])
-            self.to_act_seat = eligible[0]
+                self._alive[s] = True
+            self._history.append(_LANCE_START[lance])
+            self._to_act_seat = eligible[0]
             return
 
     def _apply_bet(self, action: Action) -> None:
-        seat = self.to_act_seat
+        seat = self._to_act_seat
         kind = action.kind
-        self.history.append(_event(EventKind.BET, seat, self.lance, action))
-        if self.bet_team < 0:  # Phase A: the opening round
+        self._history.append(_event(EventKind.BET, seat, self._lance, action))
+        if self._bet_team < 0:  # Phase A: the opening round
             if kind == _K_PASO:
-                self.a_idx += 1
-                if self.a_idx < len(self.eligible):
-                    self.to_act_seat = self.eligible[self.a_idx]
+                self._a_idx += 1
+                if self._a_idx < len(self._eligible):
+                    self._to_act_seat = self._eligible[self._a_idx]
                 else:
                     self._end_lance(LanceOutcome.EN_PASO, 0, -1, 0)
                 return
-            self._new_bet(seat, kind, action.amount, prev=1)
+            self._new_bet(seat, kind, action.amount, deje=1)
             return
         # Phase B: answering the live bet.
         if kind == _K_NO_QUIERO:
-            self.alive[seat] = False
+            self._alive[seat] = False
         elif kind == _K_QUIERO:
-            self.accepted = True
-            if self.is_ordago:
+            self._accepted = True
+            if self._is_ordago:
                 self._ordago_showdown()
                 return
         elif kind == _K_QUEREMOS:
-            self.accepted = True
-            if self.is_ordago:
+            self._accepted = True
+            if self._is_ordago:
                 self._ordago_showdown()
                 return
-            self.r_idx = len(self.answerers)  # the partner is bound, not polled
+            self._r_idx = len(self._answerers)  # the partner is bound, not polled
         elif kind == _K_NO_QUEREMOS:
-            for q in self.answerers:
-                self.alive[q] = False
-            self.r_idx = len(self.answerers)
+            for q in self._answerers:
+                self._alive[q] = False
+            self._r_idx = len(self._answerers)
         else:  # a raise: envido más or órdago
-            self._new_bet(seat, kind, action.amount, prev=self.stake)
+            self._new_bet(seat, kind, action.amount, deje=self._stake)
             return
-        self.r_idx += 1
-        if self.r_idx < len(self.answerers):
-            self.to_act_seat = self.answerers[self.r_idx]
+        self._r_idx += 1
+        if self._r_idx < len(self._answerers):
+            self._to_act_seat = self._answerers[self._r_idx]
             return
-        if self.accepted:
-            self._end_lance(LanceOutcome.ACCEPTED, self.stake, self.bet_team, 0)
+        if self._accepted:
+            self._end_lance(LanceOutcome.ACCEPTED, self._stake, self._bet_team, 0)
             return
         # Everybody declined: the deje is credited at once (§7.2).
-        team, deje = self.bet_team, self.prev
-        self.scores[team] += deje
-        self.history.append(Event(EventKind.DEJE, team=team, value=deje))
-        stake = self.stake
+        team, deje = self._bet_team, self._deje
+        self._scores[team] += deje
+        self._history.append(Event(EventKind.DEJE, team=team, value=deje))
+        stake = self._stake
         self._end_lance(LanceOutcome.DECLINED, stake, team, deje)
 
-    def _new_bet(self, seat: int, kind: int, amount: int, prev: int) -> None:
+    def _new_bet(self, seat: int, kind: int, amount: int, deje: int) -> None:
         team = seat & 1
-        self.bet_team = team
-        self.bet_seat = seat
-        self.prev = prev
+        self._bet_team = team
+        self._bet_seat = seat
+        self._deje = deje
         if kind == _K_ORDAGO:
-            self.is_ordago = True  # the stake stays: it is what a declined órdago raised
+            self._is_ordago = True  # the stake stays: it is what a declined órdago raised
         else:
-            self.stake += amount  # stake is 0 before the first bet of a lance
-        n = self.n
-        alive = self.alive
+            self._stake += amount  # stake is 0 before the first bet of a lance
+        n = self._n
+        alive = self._alive
         # The opposing team's live players, in turn order right after the bettor (§6.3).
-        self.answerers = [q for q in _ORDERS[n][seat] if alive[q] and (q & 1) != team]
-        self.r_idx = 0
-        self.accepted = False
-        self.to_act_seat = self.answerers[0]
+        self._answerers = [q for q in _ORDERS[n][seat] if alive[q] and (q & 1) != team]
+        self._r_idx = 0
+        self._accepted = False
+        self._to_act_seat = self._answerers[0]
 
-    def _winner(self, lance: Lance) -> int:
+    def _best_seat(self, lance: Lance) -> int:
         """The seat with the best hand in ``lance``; ties go to the seat nearest mano."""
-        evals = self.evals
+        evals = self._evals
         best_seat = -1
         best = -1
         field = _FIELD[lance]
@@ -845,20 +928,20 @@ class MusState:
         return best_seat
 
     def _ordago_showdown(self) -> None:
-        lance = self.lance
-        w = self._winner(lance)
+        lance = self._lance
+        w = self._best_seat(lance)
         team = w & 1
-        self.history.append(_lance_end(lance, LanceOutcome.ORDAGO))
+        self._history.append(_lance_end(lance, LanceOutcome.ORDAGO))
         slot = JUEGO if lance == PUNTO else lance
-        self.lance_state[slot] = (LanceOutcome.ORDAGO, 0, self.bet_team, 0)
+        self._lance_state[slot] = (LanceOutcome.ORDAGO, 0, self._bet_team, 0)
         self._finish_hand(team, HandEnd.of(HandEndKind.ORDAGO, lance), ordago_winner=w)
 
     def _end_lance(self, outcome: LanceOutcome, stake: int, bet_team: int, deje: int) -> None:
-        lance = self.lance
+        lance = self._lance
         slot = JUEGO if lance == PUNTO else lance
-        self.lance_state[slot] = (outcome, stake, bet_team, deje)
-        self.history.append(_lance_end(lance, outcome))
-        if deje and self.scores[bet_team] >= self.rules.target_points:
+        self._lance_state[slot] = (outcome, stake, bet_team, deje)
+        self._history.append(_lance_end(lance, outcome))
+        if deje and self._scores[bet_team] >= self._rules.target_points:
             self._finish_hand(bet_team, HandEnd.of(HandEndKind.DEJE, lance))
             return
         if lance >= JUEGO:
@@ -869,24 +952,24 @@ class MusState:
     # ------------------------------------------------------------------ count & hand end
 
     def _team_values(self, team: int, lance: Lance) -> int:
-        evals = self.evals
+        evals = self._evals
         if lance == PARES:
-            return sum(evals[s].pares for s in range(team, self.n, 2))
-        return sum(evals[s].juego_value for s in range(team, self.n, 2))
+            return sum(evals[s].pares for s in range(team, self._n, 2))
+        return sum(evals[s].juego_value for s in range(team, self._n, 2))
 
     def _count(self) -> None:
         """The end-of-hand count, lance by lance; stops when a team reaches the target (§7.3, §7.4)."""
-        target = self.rules.target_points
-        scores = self.scores
+        target = self._rules.target_points
+        scores = self._scores
         results: list[LanceResult] = []
         game_winner: int | None = None
         ended_by = HandEnd.COUNT
         for slot in (GRANDE, CHICA, PARES, JUEGO):
-            state = self.lance_state[slot]
+            state = self._lance_state[slot]
             assert state is not None
             outcome, stake, bet_team, deje = state
             lance = slot
-            if slot == JUEGO and JUEGO in self.declarations and not any(self.declarations[JUEGO]):
+            if slot == JUEGO and JUEGO in self._declarations and not any(self._declarations[JUEGO]):
                 lance = PUNTO
             if game_winner is not None:
                 results.append(LanceResult(lance, outcome, stake, _opt(bet_team), deje, counted=False))
@@ -903,7 +986,7 @@ class MusState:
                 elif lance == PUNTO:
                     value_pts = 1
             else:
-                winner_seat = self._winner(lance)
+                winner_seat = self._best_seat(lance)
                 team = winner_seat & 1
                 if outcome is LanceOutcome.ACCEPTED:
                     stake_pts = stake
@@ -931,9 +1014,9 @@ class MusState:
         """The hand ends before the count: a deje reached the target, or an órdago was accepted."""
         results: list[LanceResult] = []
         for slot in (GRANDE, CHICA, PARES, JUEGO):
-            state = self.lance_state[slot]
+            state = self._lance_state[slot]
             lance = slot
-            if slot == JUEGO and self.lance == PUNTO:
+            if slot == JUEGO and self._lance == PUNTO:
                 lance = PUNTO
             if state is None:
                 results.append(LanceResult(lance, LanceOutcome.NOT_PLAYED, counted=False))
@@ -949,47 +1032,47 @@ class MusState:
         self._record_hand(tuple(results), game_winner, ended_by)
 
     def _record_hand(self, lances: tuple[LanceResult, ...], game_winner: int | None, ended_by: HandEnd) -> None:
-        scores_after = (self.scores[0], self.scores[1])
-        game_no = self.game_no
+        scores_after = (self._scores[0], self._scores[1])
+        game_no = self._game_no
         match_over = False
         if game_winner is not None:
-            self.games[game_winner] += 1
-            self.game_no += 1
-            self.scores = [0, 0]
-            if self.games[game_winner] >= self.rules.games_to_win:
-                self.vacas[game_winner] += 1
-                self.games = [0, 0]
-                match_over = self.vacas[game_winner] >= self.rules.vacas_to_win
+            self._games[game_winner] += 1
+            self._game_no += 1
+            self._scores = [0, 0]
+            if self._games[game_winner] >= self._rules.games_to_win:
+                self._vacas[game_winner] += 1
+                self._games = [0, 0]
+                match_over = self._vacas[game_winner] >= self._rules.vacas_to_win
         # The result carries the games and vacas as they stand after the hand, so that
         # the referee, the bots' notifications and the logs all read one count.
-        self.hand_results.append(
+        self._hand_results += (
             HandResult(
                 game=game_no,
-                hand=self.hand_no,
-                dealer=self.dealer,
-                mano=self.mano,
-                hands=tuple(tuple(sorted(h)) for h in self.hands),
+                hand=self._hand_no,
+                dealer=self._dealer,
+                mano=self._mano,
+                hands=tuple(tuple(sorted(h)) for h in self._hands),
                 lances=lances,
-                scores_before=self.scores_before,
+                scores_before=self._scores_before,
                 scores_after=scores_after,
                 game_over=game_winner is not None,
                 game_winner=game_winner,
                 ended_by=ended_by,
-                declarations=Declarations(self.declarations.get(PARES), self.declarations.get(JUEGO)),
-                games_won=(self.games[0], self.games[1]),
-                vacas_won=(self.vacas[0], self.vacas[1]),
-            )
+                declarations=Declarations(self._declarations.get(PARES), self._declarations.get(JUEGO)),
+                games_won=(self._games[0], self._games[1]),
+                vacas_won=(self._vacas[0], self._vacas[1]),
+            ),
         )
-        self.hand_no += 1
+        self._hand_no += 1
         if match_over:
-            self.winner = game_winner
-            self.phase = Phase.MATCH_OVER
-            self.to_act_seat = -1
+            self._winner = game_winner
+            self._phase = Phase.MATCH_OVER
+            self._to_act_seat = -1
             return
         # Rotation: the deal passes one seat to the right (§2.4, §2.6).
-        self.dealer = (self.dealer + 1) % self.n
-        self.mano = (self.dealer + 1) % self.n
-        self._deal_ref = (self._deal_ref + 1) % self.n
+        self._dealer = (self._dealer + 1) % self._n
+        self._mano = (self._dealer + 1) % self._n
+        self._deal_ref = (self._deal_ref + 1) % self._n
         self._start_hand(None)
 
     # ------------------------------------------------------------------ señas
@@ -1004,18 +1087,18 @@ class MusState:
         return true
 
     def _eval_of(self, seat: int) -> HandValue:
-        return self.evals[seat] if self.evals else self._table[sum(RANK_BITS[c] for c in self.hands[seat])]
+        return self._evals[seat] if self._evals else self._table[sum(RANK_BITS[c] for c in self._hands[seat])]
 
     def _medias_in_time(self) -> bool:
         """FEM timing: medias only once the grande lance is over."""
-        return not self.rules.signal_timing_rules or (self.phase == Phase.BETTING and self.lance > GRANDE)
+        return not self._rules.signal_timing_rules or (self._phase == Phase.BETTING and self._lance > GRANDE)
 
     def _may_signal(self, seat: int) -> bool:
-        if self.winner is not None or not self.rules.signals_enabled or self.corrido:
+        if self._winner is not None or not self._rules.signals_enabled or self._corrido:
             return False
-        if seat == self.to_act_seat and not self.sig_turn_used:
+        if seat == self._to_act_seat and not self._sig_turn_used:
             return True
-        return self.sig_window is not None and seat not in self.sig_window
+        return self._sig_window is not None and seat not in self._sig_window
 
     def _sena_true(self, seat: int, sena: Sena) -> bool:
         if sena == Sena.MEDIAS and not self._medias_in_time():
@@ -1032,21 +1115,21 @@ class MusState:
             raise IllegalSignalError(f"S{seat} may not give a seña now")
         if not self._sena_true(seat, sena):
             raise IllegalSignalError(f"seña {sena.name.lower()} is not allowed for S{seat}'s hand now")
-        if seat == self.to_act_seat and not self.sig_turn_used:
-            self.sig_turn_used = True
-        elif self.sig_window is not None:
-            self.sig_window.add(seat)
-        n = self.n
-        if self.rules.signals is SignalMode.PUBLIC:
+        if seat == self._to_act_seat and not self._sig_turn_used:
+            self._sig_turn_used = True
+        elif self._sig_window is not None:
+            self._sig_window.add(seat)
+        n = self._n
+        if self._rules.signals is SignalMode.PUBLIC:
             mask = (1 << n) - 1
         else:
             mask = 1 << seat
-            p = self.rules.interception_p
+            p = self._rules.interception_p
             for q in range(n):
                 if q != seat and ((q & 1) == (seat & 1) or self._uniform() < p):
                     mask |= 1 << q
-        self.sig_vis[len(self.history)] = mask
-        self.history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
+        self._sig_vis[len(self._history)] = mask
+        self._history.append(Event(EventKind.SIGNAL, seat=seat, sena=sena))
 
     def _uniform(self) -> float:
         """The next seña interception draw, uniform in [0, 1) (53 bits of the PRF)."""

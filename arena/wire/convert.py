@@ -459,11 +459,6 @@ def observation_for(
     )
 
 
-def hand_result_to_pb(result: HandResult) -> pb.HandResult:
-    """An itemised hand result as ``mus.v1.HandResult``."""
-    return sdk.hand_summary_to_proto(result).result
-
-
 def match_start_pb(
     match_id: str, seat: int, rules: Rules, seat_names: Sequence[str], decision_ms: int, time_bank_ms: int,
     protocol_version: int = 1,

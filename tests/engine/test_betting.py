@@ -84,7 +84,7 @@ def test_ordago_as_a_raise_allows_only_answers() -> None:
     assert s.to_act == 2
     assert set(s.legal_actions()) == {NO_QUIERO, QUIERO}
     bet = s.live_bet
-    assert bet is not None and bet.is_ordago and bet.prev == 2 and bet.team == 1
+    assert bet is not None and bet.is_ordago and bet.deje == 2 and bet.team == 1
 
 
 @pytest.mark.parametrize("amount", [0, 1])
@@ -107,7 +107,7 @@ def test_answerers_polled_in_turn_order_after_the_bettor() -> None:
     script(s, "S3 nq")
     assert s.to_act == 1  # S1 passed before the bet: still live
     script(s, "S1 nq")
-    assert s.scores == [1, 0]
+    assert s.scores == (1, 0)
 
 
 def test_bettors_partner_is_skipped_in_phase_a() -> None:
@@ -140,7 +140,7 @@ def test_grande_opened_by_mano_with_other_mano(mano: int) -> None:
 
 def test_no_quiero_then_quiero_is_accepted() -> None:
     s = run(TV07, "S0 no-mus; S0 e2; S1 nq; S3 q")
-    assert s.current_lance is Lance.CHICA and s.scores == [0, 0]
+    assert s.current_lance is Lance.CHICA and s.scores == (0, 0)
 
 
 def test_quiero_then_raise_is_a_raise() -> None:
@@ -148,10 +148,10 @@ def test_quiero_then_raise_is_a_raise() -> None:
     assert s.to_act == 3 and s.current_lance is Lance.GRANDE  # the partner is still polled
     script(s, "S3 +3")
     bet = s.live_bet
-    assert bet is not None and (bet.team, bet.seat, bet.stake, bet.prev) == (1, 3, 5, 2)
+    assert bet is not None and (bet.team, bet.seat, bet.stake, bet.deje) == (1, 3, 5, 2)
     assert s.to_act == 0
     script(s, "S0 nq; S2 nq")
-    assert s.scores == [0, 2]
+    assert s.scores == (0, 2)
 
 
 def test_quiero_then_partner_quiero_accepted_at_stake() -> None:
@@ -175,25 +175,25 @@ def test_elimination_lasts_across_re_raises() -> None:
     script(s, "S0 +2")
     assert s.to_act == 3
     script(s, "S3 nq")
-    assert s.scores == [8, 0]  # prev = 8, the stake S3 had raised to before S0's last raise
+    assert s.scores == (8, 0)  # deje = 8, the stake S3 had raised to before S0's last raise
 
 
 def test_deje_values_2_4_7_12_declined_gives_7() -> None:
     s = run(TV07, "S0 no-mus; S0 e2")
-    assert (s.live_bet.stake, s.live_bet.prev) == (2, 1)  # type: ignore[union-attr]
+    assert (s.live_bet.stake, s.live_bet.deje) == (2, 1)  # type: ignore[union-attr]
     script(s, "S1 +2")
-    assert (s.live_bet.stake, s.live_bet.prev) == (4, 2)  # type: ignore[union-attr]
+    assert (s.live_bet.stake, s.live_bet.deje) == (4, 2)  # type: ignore[union-attr]
     script(s, "S2 nq; S0 +3")
-    assert (s.live_bet.stake, s.live_bet.prev) == (7, 4)  # type: ignore[union-attr]
+    assert (s.live_bet.stake, s.live_bet.deje) == (7, 4)  # type: ignore[union-attr]
     script(s, "S1 +5")
-    assert (s.live_bet.stake, s.live_bet.prev) == (12, 7)  # type: ignore[union-attr]
+    assert (s.live_bet.stake, s.live_bet.deje) == (12, 7)  # type: ignore[union-attr]
     script(s, "S0 nq")
-    assert s.scores == [0, 7]
+    assert s.scores == (0, 7)
 
 
 def test_first_bet_declined_gives_1() -> None:
     s = run(TV07, "S0 no-mus; S0 e10; S1 nq; S3 nq")
-    assert s.scores == [1, 0]
+    assert s.scores == (1, 0)
 
 
 # ---------------------------------------------------------------------------- max_stake
@@ -241,7 +241,7 @@ def test_no_queremos_binds_the_partner() -> None:
     s = run(TV07, "S0 no-mus; S0 e2", rules=rules)
     assert QUEREMOS in s.legal_actions() and NO_QUEREMOS in s.legal_actions()
     script(s, "S1 no-queremos")
-    assert s.scores == [1, 0]
+    assert s.scores == (1, 0)
     assert s.current_lance is Lance.CHICA  # S3 was not polled
 
 
@@ -416,7 +416,7 @@ def test_deje_reaching_target_ends_the_game_at_once() -> None:
     assert r.game_over and r.game_winner == 0 and r.ended_by == "deje:grande"
     assert r.scores_after == (40, 0)
     assert [lr.outcome for lr in r.lances] == [LanceOutcome.DECLINED] + [LanceOutcome.NOT_PLAYED] * 3
-    assert s.games == [1, 0] and s.scores == [0, 0] and not s.is_terminal
+    assert s.games_won == (1, 0) and s.scores == (0, 0) and not s.is_terminal
     assert s.hand_no == 1 and len(s.hand_results) == 1
 
 
@@ -430,7 +430,7 @@ def test_deje_reaching_target_in_pares() -> None:
 
 def test_deje_below_target_does_not_end_the_game() -> None:
     s = run(TV07, "S0 no-mus; S0 e2; S1 nq; S3 nq", scores=(38, 0))
-    assert not s.hand_results and s.scores == [39, 0] and s.current_lance is Lance.CHICA
+    assert not s.hand_results and s.scores == (39, 0) and s.current_lance is Lance.CHICA
 
 
 def test_accepted_ordago_decides_the_game_whatever_the_scores() -> None:
@@ -439,7 +439,7 @@ def test_accepted_ordago_decides_the_game_whatever_the_scores() -> None:
     r = result(s)
     assert r.game_over and r.game_winner == 0 and r.ended_by == "ordago:grande"
     assert r.lances[0].outcome is LanceOutcome.ORDAGO and r.lances[0].winner_seat == 0
-    assert s.games == [1, 0]
+    assert s.games_won == (1, 0)
 
 
 def test_accepted_ordago_in_pares_only_eligible_hands() -> None:
@@ -493,7 +493,7 @@ def test_six_players_polls_all_live_opponents() -> None:
     script(s, "S0 nq; S2 nq")
     assert s.to_act == 4
     script(s, "S4 nq")
-    assert s.scores == [0, 2]
+    assert s.scores == (0, 2)
 
 
 def test_six_players_values_of_three_partners() -> None:
@@ -512,7 +512,7 @@ def test_two_players_single_answerer() -> None:
     hands = ["R R A A", "C C 4 4"]
     s = MusState.from_deal(Rules(players=2), deal(hands), mano=0)
     script(s, "S0 no-mus; S0 e2; S1 nq")
-    assert s.scores == [1, 0] and s.current_lance is Lance.CHICA and s.to_act == 0
+    assert s.scores == (1, 0) and s.current_lance is Lance.CHICA and s.to_act == 0
 
 
 def test_only_the_seat_to_act_has_legal_actions_in_its_view() -> None:

@@ -34,7 +34,7 @@ def ordered_deal(rules: Rules | None = None, mano: int = 0) -> MusState:
 
 
 def all_cards(state: MusState) -> list[int]:
-    return sorted([c for s in range(state.n) for c in state.cards(s)] + list(state.stock) + list(state.pile))
+    return sorted([c for s in range(state.n) for c in state.hands[s]] + list(state.stock) + list(state.pile))
 
 
 def assert_conserved(state: MusState) -> None:
@@ -53,7 +53,7 @@ def mus_round(state: MusState, counts: dict[int, int] | list[int]) -> dict[int, 
     for _ in range(n):
         seat = state.to_act
         assert seat is not None
-        chosen = sorted(state.cards(seat))[: counts[seat]]
+        chosen = sorted(state.hands[seat])[: counts[seat]]
         thrown[seat] = chosen
         state.apply(discard(chosen))
     return thrown
@@ -85,16 +85,16 @@ def test_first_no_mus_ends_the_phase() -> None:
     assert s.to_act == 0 and s.mano == 0  # cutting does not change mano (§3.1)
     calls = [e for e in s.history_events if e.kind is EventKind.MUS_CALL]
     assert [(e.seat, e.action) for e in calls] == [(0, MUS), (1, NO_MUS)]
-    assert len(s.stock) == 24 and s.pile == []
-    assert [len(s.cards(i)) for i in range(4)] == [4, 4, 4, 4]
+    assert len(s.stock) == 24 and s.pile == ()
+    assert [len(s.hands[i]) for i in range(4)] == [4, 4, 4, 4]
 
 
 def test_mano_no_mus_at_once() -> None:
     s = ordered_deal()
-    before = [s.cards(i) for i in range(4)]
+    before = [s.hands[i] for i in range(4)]
     s.apply(NO_MUS)
     assert s.phase == Phase.BETTING and s.to_act == 0
-    assert [s.cards(i) for i in range(4)] == before
+    assert [s.hands[i] for i in range(4)] == before
 
 
 # ---------------------------------------------------------------------------- discards
@@ -109,7 +109,7 @@ def test_discard_only_after_all_four_say_mus() -> None:
     assert s.phase == Phase.DISCARD and s.to_act == 0
     legal = s.legal_actions()
     assert len(legal) == 1 and isinstance(legal[0], DiscardChoice)
-    assert sorted(legal[0].cards) == sorted(s.cards(0))
+    assert sorted(legal[0].cards) == sorted(s.hands[0])
 
 
 @pytest.mark.parametrize(
@@ -126,11 +126,11 @@ def test_discard_must_be_1_to_4_own_distinct_cards(bad: tuple[int, ...]) -> None
     for _ in range(4):
         s.apply(MUS)
     action = Action(Action.parse("discard Ao").kind, 0, tuple(CARDS[c] for c in bad))
-    stock_before, hand_before = list(s.stock), s.cards(0)
+    stock_before, hand_before = list(s.stock), s.hands[0]
     with pytest.raises(IllegalActionError) as info:
         s.apply(action)
     assert info.value.seat == 0
-    assert list(s.stock) == stock_before and s.cards(0) == hand_before and s.to_act == 0
+    assert list(s.stock) == stock_before and s.hands[0] == hand_before and s.to_act == 0
 
 
 def test_non_discard_actions_illegal_in_discard_phase() -> None:
@@ -146,7 +146,7 @@ def test_non_discard_actions_illegal_in_discard_phase() -> None:
 def test_discard_counts_1_to_4_are_legal(k: int) -> None:
     s = ordered_deal()
     mus_round(s, [k, k, k, k])
-    assert [len(s.cards(i)) for i in range(4)] == [4, 4, 4, 4]
+    assert [len(s.hands[i]) for i in range(4)] == [4, 4, 4, 4]
     assert len(s.stock) == 24 - 4 * k and len(s.pile) == 4 * k
     assert_conserved(s)
 
@@ -161,20 +161,20 @@ def test_all_discard_first_then_replacements_in_turn_order() -> None:
     thrown = {}
     for seat in (1, 2, 3, 0):
         assert s.to_act == seat
-        chosen = sorted(s.cards(seat))[: counts[seat]]
+        chosen = sorted(s.hands[seat])[: counts[seat]]
         thrown[seat] = chosen
         s.apply(discard(chosen))
         if seat != 0:
             # Nobody is served before everybody has discarded.
-            assert len(s.cards(seat)) == 4 - counts[seat]
+            assert len(s.hands[seat]) == 4 - counts[seat]
             assert len(s.stock) == 24
     # Replacements as blocks, from the top of the stock, in turn order from mano.
     pos = 0
     for seat in (1, 2, 3, 0):
         got = stock_top[pos : pos + counts[seat]]
         pos += counts[seat]
-        assert set(got) <= set(s.cards(seat)), seat
-        assert not set(thrown[seat]) & set(s.cards(seat))
+        assert set(got) <= set(s.hands[seat]), seat
+        assert not set(thrown[seat]) & set(s.hands[seat])
     assert len(s.stock) == 24 - 10 and sorted(s.pile) == sorted(c for t in thrown.values() for c in t)
     assert_conserved(s)
     assert s.phase == Phase.MUS and s.to_act == 1  # the calls start again from mano
@@ -187,10 +187,10 @@ def test_discard_counts_are_public_cards_are_not() -> None:
         view = s.view(seat)
         events = [e for e in view.history if e.kind is EventKind.DISCARD]
         assert [(e.seat, e.value) for e in events] == [(0, 1), (1, 2), (2, 3), (3, 4)]
-        assert sorted(view.cards) == sorted(s.cards(seat))
+        assert sorted(view.cards) == sorted(s.hands[seat])
         for other in range(4):
             if other != seat:
-                assert not set(view.cards) & set(s.cards(other))
+                assert not set(view.cards) & set(s.hands[other])
     assert thrown  # the discards themselves appear in no view
     for seat in range(4):
         text = repr(s.view(seat).history)
@@ -217,7 +217,7 @@ def test_many_rounds_keep_40_cards() -> None:
     s = ordered_deal()
     for r in range(12):
         mus_round(s, [4, 3, 2, 1] if r % 2 else [1, 4, 4, 2])
-        assert [len(s.cards(i)) for i in range(4)] == [4, 4, 4, 4]
+        assert [len(s.hands[i]) for i in range(4)] == [4, 4, 4, 4]
         assert_conserved(s)
     s.apply(NO_MUS)
     assert s.phase == Phase.BETTING
@@ -244,19 +244,19 @@ def test_tv18_case_a_two_missing_reshuffles_everything() -> None:
         s.apply(MUS)
     thrown = {}
     for seat in range(4):
-        chosen = sorted(s.cards(seat))[: counts[seat]]
+        chosen = sorted(s.hands[seat])[: counts[seat]]
         thrown[seat] = set(chosen)
         s.apply(discard(chosen))
     reshuffled = pile_round1 | thrown[0] | thrown[1] | thrown[2] | thrown[3]
     assert len(reshuffled) == 29
     # S0 got the first 4 of the old stock, S1 the next 3, S2 the last one.
-    assert set(old_stock[:4]) <= set(s.cards(0))
-    assert set(old_stock[4:7]) <= set(s.cards(1))
-    assert old_stock[7] in s.cards(2)
+    assert set(old_stock[:4]) <= set(s.hands[0])
+    assert set(old_stock[4:7]) <= set(s.hands[1])
+    assert old_stock[7] in s.hands[2]
     # S2's other 3 and S3's 2 come from the reshuffled 29 (all discards).
-    assert len((set(s.cards(2)) - {old_stock[7]}) & reshuffled) == 3
-    assert len(set(s.cards(3)) & reshuffled) == 2
-    assert [len(s.cards(i)) for i in range(4)] == [4, 4, 4, 4]
+    assert len((set(s.hands[2]) - {old_stock[7]}) & reshuffled) == 3
+    assert len(set(s.hands[3]) & reshuffled) == 2
+    assert [len(s.hands[i]) for i in range(4)] == [4, 4, 4, 4]
     assert len(s.stock) == 24 and len(s.pile) == 0
     assert set(s.stock) <= reshuffled
     assert_conserved(s)
@@ -273,18 +273,18 @@ def test_tv18_case_b_one_missing_keeps_own_discards_aside() -> None:
         s.apply(MUS)
     thrown = {}
     for seat in range(4):
-        chosen = sorted(s.cards(seat))[: counts[seat]]
+        chosen = sorted(s.hands[seat])[: counts[seat]]
         thrown[seat] = set(chosen)
         s.apply(discard(chosen))
-    assert set(old_stock[:3]) <= set(s.cards(0))
-    assert set(old_stock[3:6]) <= set(s.cards(1))
-    assert set(old_stock[6:8]) <= set(s.cards(2))
+    assert set(old_stock[:3]) <= set(s.hands[0])
+    assert set(old_stock[3:6]) <= set(s.hands[1])
+    assert set(old_stock[6:8]) <= set(s.hands[2])
     reshuffled = pile_round1 | thrown[0] | thrown[1] | thrown[2]
     assert len(reshuffled) == 24
     # S3's 4 new cards come from the 24; none is one of its own round-2 discards.
-    assert set(s.cards(3)) <= reshuffled
-    assert not set(s.cards(3)) & thrown[3]
-    assert [len(s.cards(i)) for i in range(4)] == [4, 4, 4, 4]
+    assert set(s.hands[3]) <= reshuffled
+    assert not set(s.hands[3]) & thrown[3]
+    assert [len(s.hands[i]) for i in range(4)] == [4, 4, 4, 4]
     assert len(s.stock) == 20
     assert sorted(s.pile) == sorted(thrown[3])  # back on the (now empty) pile
     assert set(s.stock) <= reshuffled
@@ -360,7 +360,7 @@ def test_mus_corrido_all_mus_shifts_nominal_mano() -> None:
     order = []
     for _ in range(4):
         order.append(s.to_act)
-        s.apply(discard(sorted(s.cards(s.to_act))[:1]))
+        s.apply(discard(sorted(s.hands[s.to_act])[:1]))
     assert order == [1, 2, 3, 0]
     assert s.phase == Phase.MUS and s.to_act == 1  # the calls resume at c+1
     s.apply(MUS)
@@ -398,13 +398,13 @@ def test_mus_corrido_off_by_default() -> None:
 def test_two_players_deal_and_mus() -> None:
     s = ordered_deal(Rules(players=2))
     assert s.n == 2 and len(s.stock) == 32
-    assert [len(s.cards(i)) for i in range(2)] == [4, 4]
+    assert [len(s.hands[i]) for i in range(2)] == [4, 4]
     s.apply(MUS)
     assert s.to_act == 1
     s.apply(MUS)
     assert s.phase == Phase.DISCARD and s.to_act == 0
-    s.apply(discard(sorted(s.cards(0))[:4]))
-    s.apply(discard(sorted(s.cards(1))[:2]))
+    s.apply(discard(sorted(s.hands[0])[:4]))
+    s.apply(discard(sorted(s.hands[1])[:2]))
     assert len(s.stock) == 26 and len(s.pile) == 6
     assert_conserved(s)
     assert s.phase == Phase.MUS and s.to_act == 0
@@ -414,7 +414,7 @@ def test_two_players_deal_and_mus() -> None:
 
 def test_two_players_random_deal_sizes() -> None:
     s = MusState.new(Rules(players=2), seed=3)
-    assert len(s.stock) == 32 and all(len(s.cards(i)) == 4 for i in range(2))
+    assert len(s.stock) == 32 and all(len(s.hands[i]) == 4 for i in range(2))
     assert_conserved(s)
 
 
@@ -434,9 +434,9 @@ def test_six_players_all_four_cards_triggers_reshuffle() -> None:
     # S0..S3 took the 16 stock cards; S4 and S5 are both missing: the whole pile (24)
     # is reshuffled into the stock.
     for seat in range(4):
-        assert sorted(s.cards(seat)) == sorted(old_stock[4 * seat : 4 * seat + 4])
+        assert sorted(s.hands[seat]) == sorted(old_stock[4 * seat : 4 * seat + 4])
     everything_thrown = {c for t in thrown.values() for c in t}
-    assert set(s.cards(4)) <= everything_thrown and set(s.cards(5)) <= everything_thrown
+    assert set(s.hands[4]) <= everything_thrown and set(s.hands[5]) <= everything_thrown
     assert len(s.stock) == 16 and len(s.pile) == 0
     assert_conserved(s)
     shuffles = [e for e in s.history_events if e.kind is EventKind.RESHUFFLE]

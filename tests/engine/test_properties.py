@@ -71,7 +71,14 @@ def test_cards_conserved_and_four_per_hand(rules: Rules, seed: int) -> None:
     def check(state: MusState, rng: random.Random) -> None:
         assert _total_cards(state) == list(range(40))
         if state.phase == Phase.DISCARD:
-            assert all(len(h) + len(d) == 4 for h, d in zip(state.hands, state.round_discards, strict=False))
+            # This round's discards: the DISCARD events since the last mus call.
+            events = state.history_events
+            last_call = max(i for i, e in enumerate(events) if e.kind is EventKind.MUS_CALL)
+            thrown = [0] * state.n
+            for e in events[last_call:]:
+                if e.kind is EventKind.DISCARD:
+                    thrown[e.seat] += e.value  # type: ignore[index]
+            assert all(len(h) + d == 4 for h, d in zip(state.hands, thrown, strict=True))
         else:
             assert all(len(h) == 4 for h in state.hands)
 

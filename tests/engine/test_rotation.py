@@ -88,7 +88,7 @@ def test_tv19_new_game_continues_rotation() -> None:
     assert r.game_over and r.game_winner == 1 and r.ended_by == "deje:grande"
     assert (r.dealer, r.mano) == (1, 2)
     assert (s.dealer, s.mano) == (2, 3)
-    assert s.game_no == 1 and s.scores == [0, 0] and s.games == [0, 1]
+    assert s.game_no == 1 and s.scores == (0, 0) and s.games_won == (0, 1)
     assert s.phase == Phase.MUS and s.to_act == 3
 
 
@@ -130,7 +130,7 @@ def test_game_win_does_not_end_default_match() -> None:
     s = MusState.from_deal(Rules(), deal(TV07), mano=0, scores=(39, 0))
     decline_win(s, "S0 no-mus; S0 e2; S1 nq; S3 nq")
     assert not s.is_terminal and s.match_winner is None
-    assert s.games == [1, 0] and s.scores == [0, 0] and s.to_act is not None
+    assert s.games_won == (1, 0) and s.scores == (0, 0) and s.to_act is not None
 
 
 def test_second_game_win_ends_the_match() -> None:
@@ -161,7 +161,7 @@ def test_games_to_win_one() -> None:
 def test_games_to_win_three() -> None:
     s = MusState.from_deal(Rules(games_to_win=3), deal(TV07), mano=0, scores=(39, 0), games_won=(1, 2))
     decline_win(s, "S0 no-mus; S0 e2; S1 nq; S3 nq")
-    assert not s.is_terminal and s.games == [2, 2]
+    assert not s.is_terminal and s.games_won == (2, 2)
 
 
 def test_ordago_win_counts_as_a_game() -> None:
@@ -216,7 +216,7 @@ def test_target_30_below() -> None:
     rules = Rules(target_points=30)
     s = MusState.from_deal(rules, deal(TV07), mano=0, scores=(27, 0))
     decline_win(s, "S0 no-mus; S0 e2; S1 nq; S3 nq")
-    assert not s.hand_results and s.scores == [28, 0]
+    assert not s.hand_results and s.scores == (28, 0)
 
 
 def test_scores_must_be_below_target() -> None:

@@ -144,7 +144,7 @@ def test_window_reopens_after_replacements() -> None:
         s.apply(MUS)
     assert s.legal_senas(3) == ()  # S0 is to discard; S3 has no window
     for _ in range(4):
-        s.apply(discard(sorted(s.cards(s.to_act))[:1]))
+        s.apply(discard(sorted(s.hands[s.to_act])[:1]))
     assert s.phase == Phase.MUS
     for seat in (1, 2, 3):
         assert Sena.CORTAR_MUS in s.legal_senas(seat)
@@ -257,8 +257,8 @@ def test_view_never_shows_other_cards_with_senas() -> None:
     s = new(TV06)
     s.give_sena(0, Sena.DOS_REYES)
     v = s.view(1)
-    assert sorted(v.cards) == sorted(s.cards(1))
-    assert not set(v.cards) & set(s.cards(0))
+    assert sorted(v.cards) == sorted(s.hands[1])
+    assert not set(v.cards) & set(s.hands[0])
     assert v.legal_senas == s.legal_senas(1)
 
 

@@ -221,17 +221,17 @@ def test_tv06_pares_deje_is_immediate() -> None:
         ["R 3 C A", "7 6 5 4", "S S 5 4", "R C 7 7"],
         "S0 no-mus;" + ALL_PASS4 + "; S0 p; S1 e2; S2 nq; S0 q; S0 p; S2 e2; S3 nq",
     )
-    assert s.scores == [1, 0]  # before the count: only the deje
+    assert s.scores == (1, 0)  # before the count: only the deje
     assert not s.hand_results
 
 
 def test_tv07_deje_after_raises_is_7_and_final_4_8() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 e2; S1 +2; S2 nq; S0 +3; S1 +5")
     bet = s.live_bet
-    assert bet is not None and bet.stake == 12 and bet.prev == 7 and bet.team == 1
+    assert bet is not None and bet.stake == 12 and bet.deje == 7 and bet.team == 1
     assert s.to_act == 0  # S2 is eliminated: only S0 answers
     script(s, "S0 nq")
-    assert s.scores == [0, 7]
+    assert s.scores == (0, 7)
     script(s, ALL_PASS4 + "; S0 p; S1 p;" + ALL_PASS4)
     r = s.hand_results[-1]
     assert r.scores_after == (4, 8)
@@ -240,7 +240,7 @@ def test_tv07_deje_after_raises_is_7_and_final_4_8() -> None:
 
 def test_tv08a_ordago_first_bet_declined_pays_1() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 O; S1 nq; S3 nq")
-    assert s.scores == [1, 0]
+    assert s.scores == (1, 0)
     s = run(TV07_HANDS, "S0 no-mus; S0 O; S1 nq; S3 nq;" + ALL_PASS4 + "; S0 p; S1 p;" + ALL_PASS4)
     assert s.hand_results[-1].scores_after == (5, 1)
 
@@ -248,9 +248,9 @@ def test_tv08a_ordago_first_bet_declined_pays_1() -> None:
 def test_tv08b_ordago_raise_declined_pays_prev_2() -> None:
     s = run(TV07_HANDS, "S0 no-mus;" + ALL_PASS4 + "; S0 p; S1 e2; S2 O")
     bet = s.live_bet
-    assert bet is not None and bet.is_ordago and bet.prev == 2 and bet.team == 0
+    assert bet is not None and bet.is_ordago and bet.deje == 2 and bet.team == 0
     script(s, "S3 nq; S1 nq")
-    assert s.scores == [2, 0]
+    assert s.scores == (2, 0)
     s = run(
         TV07_HANDS, "S0 no-mus;" + ALL_PASS4 + "; S0 p; S1 e2; S2 O; S3 nq; S1 nq; S0 p; S1 p;" + ALL_PASS4
     )
@@ -263,12 +263,12 @@ def test_tv09_accepted_ordago_wins_the_game_for_t0() -> None:
         "S0 no-mus; S0 p; S1 e2; S2 nq; S0 nq",
         scores=(5, 37),
     )
-    assert s.scores == [5, 38]
+    assert s.scores == (5, 38)
     script(s, "S0 p; S1 p; S2 O; S3 q")
     r = s.hand_results[-1]
     assert r.game_over and r.game_winner == 0 and r.ended_by == "ordago:chica"
     assert r.lances[1].winner_seat == 2
-    assert s.games == [1, 0] and s.scores == [0, 0]  # a new game at 0-0
+    assert s.games_won == (1, 0) and s.scores == (0, 0)  # a new game at 0-0
 
 
 def test_tv10_envido_40_is_not_an_ordago() -> None:
@@ -352,7 +352,7 @@ def test_tv17_braver_answer(grande: str, final: tuple[int, int]) -> None:
 def test_tv17b_raise_after_partner_quiero_state() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 e2; S1 q; S3 +3")
     bet = s.live_bet
-    assert bet is not None and (bet.team, bet.stake, bet.prev) == (1, 5, 2)
+    assert bet is not None and (bet.team, bet.stake, bet.deje) == (1, 5, 2)
     assert s.to_act == 0
 
 
@@ -360,4 +360,4 @@ def test_tv17c_eliminated_player_is_not_polled_again() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 e2; S1 nq; S3 +2; S0 +2")
     assert s.to_act == 3  # S1 said no quiero earlier
     script(s, "S3 nq")
-    assert s.scores == [4, 0]
+    assert s.scores == (4, 0)
