@@ -49,14 +49,14 @@ from mus_core.events import (
 )
 from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
 
-from arena.engine.state import SEED_LIMIT, MusState, SeatView
+from arena.engine.state import SEED_LIMIT, MusState, Observation, SeatView
 
 __all__ = [
     "CARDS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS", "QUIERO",
     "SEED_LIMIT", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations", "DiscardChoice",
     "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandEval", "HandResult",
     "HandValue", "IllegalActionError", "IllegalSignalError", "InvalidActionError", "JuegoReal", "Lance",
-    "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MusCorrido", "MusError", "MusState", "Phase",
+    "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MusCorrido", "MusError", "MusState", "Observation", "Phase",
     "Rules", "SeatView", "Sena", "SignalMode", "discard", "envido", "evaluate", "format_cards",
     "format_legal", "is_in", "parse_cards", "parse_rank",
 ]

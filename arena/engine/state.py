@@ -19,7 +19,7 @@ Typical use::
     state = MusState.new(Rules(), seed=7)
     while not state.is_terminal:
         seat = state.to_act
-        action = choose(state.view(seat))     # a SeatView holds only what seat may know
+        action = choose(state.view(seat))     # an Observation: only what seat may know
         state.apply(action)                   # raises IllegalActionError, state unchanged
 
 Seats are numbered in turn order (counter-clockwise); the team of seat ``s`` is
@@ -103,8 +103,12 @@ _ORDERS = {n: _orders(n) for n in (2, 4, 6)}
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
-    """Exactly what one seat may know: its cards and the public state of the match."""
+class Observation:
+    """Exactly what one seat may know: its cards and the public state of the match.
+
+    The bot SDK's ``mus_sdk.Observation`` is this, as a bot receives it over the wire
+    (a ``mus.v1.DecisionRequest``), with the request's id and deadline.
+    """
 
     seat: int
     team: int
@@ -133,6 +137,10 @@ class SeatView:
     live_bet: LiveBet | None
     mus_round: int
     """Discard rounds completed in this hand."""
+
+
+SeatView = Observation
+"""The engine's former name of :class:`Observation` (deprecated)."""
 
 
 class MusState:
@@ -535,7 +543,7 @@ class MusState:
         """Whether ``action`` is legal for the seat to act."""
         return self._why_illegal(action) is None
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: int) -> Observation:
         """What ``seat`` may know now: never another seat's cards (those come only in
         the :class:`HandResult` once the hand is over)."""
         if not 0 <= seat < self._n:
@@ -548,7 +556,7 @@ class MusState:
         else:
             history = tuple(self._history)
         acting = self.to_act == seat
-        return SeatView(
+        return Observation(
             seat=seat,
             team=seat & 1,
             players=self._n,

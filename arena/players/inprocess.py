@@ -13,7 +13,7 @@ from mus.v1 import game_pb2 as pb
 from mus_sdk import Bot, split_decision
 from mus_sdk import convert as sdk_convert
 
-from arena.engine import HandResult, Rules, SeatView
+from arena.engine import HandResult, Observation, Rules
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.wire import convert as wire
 
@@ -35,7 +35,7 @@ class InProcessBot:
         msg = wire.match_start_pb(info.match_id, info.seat, info.rules, info.seat_names, info.decision_ms, info.time_bank_ms)
         self.bot.on_match_start(sdk_convert.match_info_from_proto(msg))
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         """Ask the bot; any exception or unreadable answer is a fault."""
         req = wire.decision_request(
             view, request_id, self._match_id, int(timing.deadline_s * 1000), int(timing.bank_left_s * 1000),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from arena.engine import HandResult, SeatView
+from arena.engine import HandResult, Observation
 from arena.engine.random_play import random_action
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
 
@@ -19,7 +19,7 @@ class RandomPlayer:
     def start_match(self, info: MatchStartInfo) -> None:
         """Nothing to prepare."""
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         """A uniformly random legal action."""
         return Decision(random_action(self._rng, view.legal_actions))
 

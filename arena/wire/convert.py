@@ -4,7 +4,7 @@ The engine's values are :mod:`mus_core`'s, the SDK's too, so most conversions ar
 SDK's own (:mod:`mus_sdk.convert`) and every enum number comes from
 :mod:`mus_sdk.protomap`, the one mapping; a card's proto rank/suit are the core's + 1.
 What is here is the arena's side: decision requests built from the engine's
-:class:`~arena.engine.SeatView` (the byte-level builder and its message-based
+:class:`~arena.engine.Observation` (the byte-level builder and its message-based
 oracle), and the notifications. Bot answers are untrusted: :func:`action_from_pb`
 raises :class:`WireError` on anything malformed, and the referee turns that into a
 fault.
@@ -29,6 +29,7 @@ from arena.engine import (
     Lance,
     LegalAction,
     MusState,
+    Observation,
     Phase,
     Rules,
     SeatView,
@@ -36,7 +37,7 @@ from arena.engine import (
 )
 
 if TYPE_CHECKING:
-    from mus_sdk import Observation
+    import mus_sdk
 
 
 WireError = sdk.ConversionError
@@ -335,7 +336,7 @@ def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
 
 
 def decision_request(
-    view: SeatView,
+    view: Observation,
     request_id: int,
     match_id: str,
     deadline_ms: int,
@@ -352,7 +353,7 @@ def decision_request(
 
 def fill_decision_request(
     req: svc.DecisionRequest,
-    view: SeatView,
+    view: Observation,
     request_id: int,
     match_id: str,
     deadline_ms: int,
@@ -432,7 +433,7 @@ def observation_for(
     match_id: str = "match",
     deadline_ms: int = 2000,
     time_bank_ms: int = 120_000,
-) -> Observation:
+) -> mus_sdk.Observation:
     """The ``mus_sdk.Observation`` a Python bot's ``decide`` receives for ``seat`` (by
     default the seat to act) in ``state``: :func:`request_for`, converted by the SDK's
     own :func:`mus_sdk.convert.observation_from_proto`, as a bot process converts it.
