@@ -10,53 +10,10 @@ Public API::
     from arena.engine import MusState, Rules, Action, Card
 """
 
-from mus_core.actions import (
-    MUS,
-    NO_MUS,
-    NO_QUEREMOS,
-    NO_QUIERO,
-    ORDAGO,
-    PASO,
-    QUEREMOS,
-    QUIERO,
-    Action,
-    ActionKind,
-    DiscardChoice,
-    DiscardRange,
-    EnvidoRange,
-    LegalAction,
-    discard,
-    envido,
-    format_legal,
-    is_in,
-)
-from mus_core.cards import CARDS, SUIT_CHARS, Card, format_cards, parse_cards, parse_rank
-from mus_core.errors import IllegalActionError, IllegalSignalError, InvalidActionError, MusError
-from mus_core.evaluate import HandEval, HandValue, evaluate
-from mus_core.events import (
-    Declarations,
-    Event,
-    EventKind,
-    HandEnd,
-    HandEndKind,
-    HandResult,
-    Lance,
-    LanceOutcome,
-    LanceResult,
-    LiveBet,
-    Phase,
-    Sena,
-)
-from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
+from mus_core import *  # noqa: F403  (the vocabulary, re-exported whole)
+from mus_core import __all__ as _core_names
+from mus_core.evaluate import evaluate
 
 from arena.engine.state import SEED_LIMIT, MusState, Observation, SeatView
 
-__all__ = [
-    "CARDS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS", "QUIERO",
-    "SEED_LIMIT", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations", "DiscardChoice",
-    "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandEval", "HandResult",
-    "HandValue", "IllegalActionError", "IllegalSignalError", "InvalidActionError", "JuegoReal", "Lance",
-    "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MusCorrido", "MusError", "MusState", "Observation", "Phase",
-    "Rules", "SeatView", "Sena", "SignalMode", "discard", "envido", "evaluate", "format_cards",
-    "format_legal", "is_in", "parse_cards", "parse_rank",
-]
+__all__ = [*_core_names, "SEED_LIMIT", "MusState", "Observation", "SeatView", "evaluate"]
