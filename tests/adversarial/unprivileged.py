@@ -141,7 +141,7 @@ def unprivileged_runner(home: Path, cache_root: Path = Path("/var/tmp")) -> Runn
     home.mkdir(parents=True, exist_ok=True)
     code = home / "code"
     shutil.copytree(REPO / "arena", code / "arena", ignore=shutil.ignore_patterns("__pycache__"))
-    for package in ("mus_sdk", "mus"):
+    for package in ("mus_core", "mus_sdk", "mus"):
         shutil.copytree(REPO / "sdk" / package, code / package, ignore=shutil.ignore_patterns("__pycache__"))
     _chown_tree(home, uid, gid)
     if not all(os.stat(p).st_mode & 0o001 for p in home.parents):
