@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from arena.engine import MusState, Rules, SeatView, Sena, is_in
+from arena.engine import MusState, Rules, Sena, is_in
 from arena.engine.actions import format_legal
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
@@ -22,11 +22,13 @@ from arena.referee.player import (
     BotFault,
     Decision,
     DecisionTiming,
+    EndReason,
     FaultKind,
     MatchEndInfo,
     MatchStartInfo,
     Player,
 )
+from arena.referee.session import Faulted, MatchSession, Turn
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
@@ -125,10 +127,11 @@ def _close(bot: RemoteBot) -> None:
         bot.close()
 
 
-async def _decide_timed(bot: RemoteBot, view: SeatView, request_id: int, timing: DecisionTiming) -> tuple[Decision, float]:
+async def _decide_timed(bot: RemoteBot, turn: Turn) -> tuple[Decision, float]:
     """The bot's decision and the seconds it took; a fault raises :class:`BotFault`."""
     t0 = time.perf_counter()
-    decision = await bot.decide(view, request_id, timing)
+    await bot.send(turn, bot.encode(turn))
+    decision = await bot.receive(turn)
     return decision, time.perf_counter() - t0
 
 
@@ -191,25 +194,28 @@ def run_check(
             return results
         if not step(3, bool(info.name), f"name={info.name!r} version={info.version!r} protocols={list(info.protocol_versions)}"):
             return results
-        # 4-5: one decision within the deadline, and legal
-        state = MusState.new(Rules(), seed=1)
-        loop.run_until_complete(bot.start_match(MatchStartInfo("check", 0, Rules(), ("check",) * 4, decision_ms, 60_000)))
-        seat = state.to_act
-        assert seat is not None
+        # 4-5: the first decision of a match, judged by the referee's own session.
+        session = MatchSession(MatchConfig(rules=Rules(), seed=1, match_id="check", decision_ms=decision_ms,
+                                           time_bank_ms=60_000), ("check",) * 4)
+        turn = session.turn
+        assert turn is not None
+        loop.run_until_complete(bot.start_match(session.start_info(turn.seat)))
         try:
-            decision, took = loop.run_until_complete(
-                _decide_timed(bot, state.view(seat), 1, DecisionTiming(decision_ms / 1000, 60.0)))
+            decision, took = loop.run_until_complete(_decide_timed(bot, turn))
         except BotFault as exc:
             step(4, False, f"{exc.kind.value}: {exc.detail}")
             return results
+        session.answer(decision, took)
+        verdicts = {e.fault.kind: e.fault.detail for e in session.events() if isinstance(e, Faulted)}
         # As the referee does: an answer read after the deadline is late, even when it
         # came in the same turn of the event loop as the deadline.
-        if not step(4, took * 1000 <= decision_ms, f"{decision.action} in {took * 1000:.1f} ms"
-                    + ("" if took * 1000 <= decision_ms else f", after its deadline of {decision_ms} ms")):
+        late = FaultKind.TIMEOUT in verdicts
+        if not step(4, not late, f"{decision.action} in {took * 1000:.1f} ms"
+                    + (f", after its deadline of {decision_ms} ms" if late else "")):
             return results
-        legal = state.is_legal(decision.action)
-        loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), "aborted", "check")))
-        if not step(5, legal, "" if legal else f"{decision.action} not in {[str(a) for a in state.legal_actions()]}"):
+        loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check")))
+        illegal = verdicts.get(FaultKind.ILLEGAL_ACTION) or verdicts.get(FaultKind.ILLEGAL_SENA)
+        if not step(5, illegal is None, illegal or ""):
             return results
         # 6-7: a full match of four instances, notifications included
         players = [bot] + [RemoteBot(spec, logs, f"check-s{s}", sandbox=sandbox) for s in (1, 2, 3)]
@@ -272,7 +278,7 @@ def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
             await p.start_match(MatchStartInfo(f"check-streams-{i}", seat, Rules(), ("check",) * 4, decision_ms, 60_000))
         answers = await asyncio.gather(*(p.decide(view, 1, timing) for p in players), return_exceptions=True)
         for p in players:
-            await p.end_match(MatchEndInfo(None, (0, 0), "aborted", "check"))
+            await p.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check"))
         return answers
 
     answers = loop.run_until_complete(probe())
@@ -381,7 +387,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                     # The logged id, so that the bot sees the request the seat saw.
                     request_id = st.request_id if st.request_id is not None else report.asked
                     try:
-                        d, took = loop.run_until_complete(_decide_timed(bot, st.view, request_id, timing))
+                        d, took = loop.run_until_complete(_decide_timed(bot, Turn(seat, request_id, st.view, timing)))
                     except BotFault as exc:
                         if exc.kind is FaultKind.TIMEOUT:
                             report.late += 1
@@ -409,7 +415,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                     elif now != logged:  # a logged fault never equals an answer
                         report.differently += 1
                         report.lines.append(f"{where}: logged {logged}, now {now}")
-            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), "aborted", "replay --against")))
+            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the
                 # launch wrappers, e.g. unshare's forked parent) is seen a moment later.

@@ -18,11 +18,10 @@ import structlog
 
 from arena.handlog import HandLogWriter
 from arena.league.pool import Lease, ProcessPool, fresh_header
-from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.player import FaultRecord, Player
+from arena.referee.match import MatchConfig, MatchResult, play_match_async
+from arena.referee.player import EndReason, FaultRecord, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, BotSpec
-from arena.remote.placement import pinned_thread
 from arena.remote.process import BotStartError
 from arena.remote.sandbox import protections as sandbox_protections
 from arena.runtime import Runtime
@@ -200,14 +199,14 @@ def run_match(
             winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
             result = MatchResult(
                 match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
-                reason="forfeit" if winner is not None else "aborted", hands=0, stones=(0, 0),
+                reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
                 seats=[], detail=start_error.strip(),
             )
         else:
-            # Pinned only now: the bots are connected, so gRPC's own threads (started by
-            # the first connection) do not inherit the referee's CPU.
-            with pinned_thread(placement.referee):
-                result = play_match(
+            # Entered only now: the bots are connected, so gRPC's own threads (started by
+            # the first connection) do not inherit a pinned referee's CPU.
+            with runtime.refereeing() as loop:
+                result = loop.run_until_complete(play_match_async(
                     seat_players,
                     config,
                     on_hand=writer.hand,
@@ -215,8 +214,7 @@ def run_match(
                     on_notify_error=lambda method, seat, exc: log.warning(
                         "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
                     ),
-                    spin_us=runtime.poll_us,
-                )
+                ))
         writer.close({"result": result.to_json()})
         for seat, lease in leases.items():
             faults[seat] = _reuse_verdict(seat, lease.bot, result, start_errors)

@@ -8,11 +8,14 @@ referee never imports transports; they satisfy this protocol structurally.
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.engine import Action, HandResult, Rules, SeatView, Sena
+
+if TYPE_CHECKING:
+    from arena.referee.session import Turn
 
 
 class FaultKind(enum.Enum):
@@ -33,6 +36,17 @@ class FaultKind(enum.Enum):
     BOT_ERROR = "bot_error"
     """The bot's own code failed: it answered with a ``BotError`` (a bot over gRPC, e.g.
     the Python SDK's when ``decide()`` raised), or it raised (in-process bots)."""
+
+
+class EndReason(enum.StrEnum):
+    """How a match ended (a string enum: it is written as its value)."""
+
+    COMPLETED = "completed"
+    """A team won the match."""
+    FORFEIT = "forfeit"
+    """A team's seat reached ``max_faults`` faults, or its bot did not start."""
+    ABORTED = "aborted"
+    """Stopped after ``max_hands`` hands, or neither team's bots started."""
 
 
 class BotFault(Exception):
@@ -70,8 +84,7 @@ class MatchEndInfo:
 
     winner_team: int | None
     games_won: tuple[int, int]
-    reason: str
-    """``completed``, ``forfeit`` or ``aborted``."""
+    reason: EndReason
     detail: str = ""
     vacas_won: tuple[int, int] = (0, 0)
     """Vacas won by each team, as the engine counted them."""
@@ -109,32 +122,28 @@ class Player(Protocol):
         """Called once when the match is over."""
 
 
-class PreparingPlayer(Player, Protocol):
-    """A player whose requests cost the referee time to build (a bot over gRPC): the
-    referee may build one ahead, while another seat thinks (see
-    :mod:`arena.referee.match`, "Preparing ahead"). The referee treats a player so only
-    if its ``can_prepare`` is True, not merely because it has a ``prepare`` method."""
+class PipelinedPlayer(Player, Protocol):
+    """A seat behind a transport (a bot over gRPC): a decision is asked in two phases,
+    so that the driver can prepare the next request while the bot thinks (see
+    "Pipelining" in :mod:`arena.referee.session`). The driver awaits :meth:`send` and
+    then :meth:`receive` for the same turn, on the same task; in between it may call
+    :meth:`has_answer` and another seat's :meth:`encode`."""
 
-    can_prepare: bool
-
-    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
-        """Build the request for a decision that may come next; the referee passes the
-        result to :meth:`decide` as ``prepared`` if that decision does come, with these
-        very arguments, and never passes it otherwise (the player then forgets it)."""
+    def encode(self, turn: Turn) -> Any:
+        """The request for ``turn``; it may never be sent."""
         ...
 
-    def decide(  # type: ignore[override]
-        self,
-        view: SeatView,
-        request_id: int,
-        timing: DecisionTiming,
-        *,
-        prepared: object | None = None,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Decision:
-        """As :meth:`Player.decide`; ``prepared``: what :meth:`prepare` returned for this
-        decision; ``while_waiting``: called once, after the request is sent, if no
-        answer is there yet (the referee's own work for later: it must not raise)."""
+    def send(self, turn: Turn, request: Any) -> Awaitable[None]:
+        """Send ``request`` (built by :meth:`encode` for ``turn``); the decision's
+        deadline starts. Never raises a fault (:meth:`receive` does)."""
+        ...
+
+    def has_answer(self) -> bool:
+        """Whether an answer is already waiting (nothing left to prepare for)."""
+        ...
+
+    def receive(self, turn: Turn) -> Awaitable[Decision]:
+        """The answer to ``turn``, within its deadline; raises :class:`BotFault`."""
         ...
 
 
@@ -165,3 +174,6 @@ class SeatStats:
     time_used_s: float = 0.0
     max_decision_s: float = 0.0
     faults: list[FaultRecord] = field(default_factory=list)
+    prepared: int = 0
+    """Decisions whose request the driver built ahead, while another seat thought (a
+    count for benchmarks and tests; not in the match's JSON result)."""

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +45,11 @@ from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
 
-from arena.engine import HandResult, Rules, SeatView
+from arena.engine import HandResult, SeatView
 from arena.referee.eventloop import StallMeter, stall_meter, thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
+from arena.referee.session import Turn
+from arena.remote.encoder import EncodedRequest, RequestEncoder
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
 from arena.remote.process import BotProcess, BotStartError
 from arena.remote.untrusted import printable
@@ -166,11 +167,10 @@ class RemoteBot:
     :meth:`connect` and :meth:`close` are plain methods (they run on this thread's
     event loop, :func:`~arena.referee.eventloop.thread_loop`); the Player methods are
     coroutines awaited by the referee on that same loop. It is a
-    :class:`~arena.referee.player.PreparingPlayer`: the referee may have it build a
-    request ahead (:meth:`prepare`).
+    :class:`~arena.referee.player.PipelinedPlayer`: a decision is :meth:`encode`,
+    :meth:`send`, then :meth:`receive`, and the driver may prepare the next request in
+    between, while the bot thinks.
     """
-
-    can_prepare = True
 
     def __init__(
         self,
@@ -205,14 +205,10 @@ class RemoteBot:
         self._reader: asyncio.Task[None] | None = None
         self._recv: _Inbox | None = None
         self._stream_dead: str | None = None
-        self._match_id = ""
-        self._rules_pb = wire.rules_to_pb(Rules())
-        self._rules_field = wire.rules_field(self._rules_pb)
-        self._events = wire.EventCache()
-        self._unused: Any = None
-        """The history cache as it was before a prepared request that is not used yet."""
-        self.prepared_used = 0
-        """Decisions whose request the referee built ahead (a count for benchmarks)."""
+        self._encoder = RequestEncoder()
+        self._asked: Turn | None = None
+        """The turn sent and not received yet."""
+        self._cancelling = 0
         self._late_ok: set[int] = set()
         # The decision deadline's watchdog (see _watch): one timer per deadline period
         # rather than one per decision.
@@ -238,6 +234,20 @@ class RemoteBot:
         self.ended_cleanly = False
         """Whether the last match's stream ended with the bot closing its side after
         reading everything (set by ``end_match``)."""
+
+    @classmethod
+    def over_channel(cls, channel: Any, info: svc.GetInfoResponse, spec: BotAddress, label: str = "") -> RemoteBot:
+        """A seat over a channel that is already open, with ``info`` as its ``GetInfo``
+        answer: an in-memory channel in tests (:mod:`arena.remote.fake`)."""
+        bot = cls(spec, Path(), label or spec.name)
+        bot._channel = channel
+        bot.info = info
+        return bot
+
+    @property
+    def channel(self) -> Any:
+        """The gRPC channel to the bot (None before :meth:`connect`)."""
+        return self._channel
 
     def __repr__(self) -> str:
         return f"<RemoteBot {self.label} {self.name} pid={self.process.pid if self.process else None}>"
@@ -478,13 +488,11 @@ class RemoteBot:
         self._late_ok = set()
         self._sent = self._received = self._in_bytes = 0
         self._ended = False
-        self._match_id = info.match_id
-        self._rules_pb = wire.rules_to_pb(info.rules)
-        self._rules_field = wire.rules_field(self._rules_pb)
-        if self._stub is None:
+        self._encoder.start_match(info.match_id, info.rules)
+        if self._channel is None:
             self._stream_dead = "not connected"
             return
-        # Requests go out as bytes (see wire.decision_request_bytes); answers come in as
+        # Requests go out as bytes (arena.remote.encoder); answers come in as
         # bytes too, counted by the reader (floods) and parsed by the decision taking them.
         self._call = self._channel.stream_stream(_PLAY_METHOD, request_serializer=None, response_deserializer=None)()
         self._loop = asyncio.get_running_loop()
@@ -497,71 +505,70 @@ class RemoteBot:
         )
         await self._write(msg)
 
-    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
-        """The encoded request for a decision that may come next (see
-        :class:`~arena.referee.player.PreparingPlayer`)."""
-        if self._unused is not None:  # an earlier one that was not used
-            self._events.reset(self._unused)
-        self._unused = self._events.mark()
-        return self._encode(view, request_id, timing)
+    def encode(self, turn: Turn) -> EncodedRequest:
+        """The request for ``turn``, ready to :meth:`send` (it may never be sent: a
+        driver prepares one for a guessed answer while another seat thinks)."""
+        timing = turn.timing
+        return self._encoder.encode(turn.view, turn.request_id, int(timing.deadline_s * 1000),
+                                    int(timing.bank_left_s * 1000))
 
-    def _encode(self, view: SeatView, request_id: int, timing: DecisionTiming) -> bytes:
-        return wire.decision_request_bytes(
-            view, request_id, self._match_id, int(timing.deadline_s * 1000),
-            int(timing.bank_left_s * 1000), self._rules_field, self._events,
-        )
-
-    async def decide(
-        self,
-        view: SeatView,
-        request_id: int,
-        timing: DecisionTiming,
-        *,
-        prepared: object | None = None,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Decision:
-        """Send the decision request (``prepared``, if the referee built it ahead with
-        :meth:`prepare`); run ``while_waiting`` if the answer is not there yet; wait for
-        the answer until the deadline."""
+    async def send(self, turn: Turn, request: EncodedRequest) -> None:
+        """Send ``request`` (:meth:`encode` of ``turn``) and start the decision's clock:
+        one deadline covers the write and the wait for the answer (:meth:`receive`,
+        which the same task must await next). Never raises a fault: what went wrong is
+        raised by :meth:`receive`. The deadline never cancels the write (see :meth:`_watch`)."""
+        self._asked = turn
         if self._stream_dead is not None or self._recv is None or self._loop is None or self._stalls is None:
-            raise BotFault(FaultKind.CRASH, self._crash_detail())
-        if isinstance(prepared, bytes):
-            data = prepared
-            self.prepared_used += 1
-        else:
-            if self._unused is not None:  # built for an answer that did not come
-                self._events.reset(self._unused)
-            data = self._encode(view, request_id, timing)
-        self._unused = None
-        recv = self._recv
-        inbox = recv.items
-        stalls = self._stalls
-        # One deadline covers the write and the wait for the answer; _watch enforces it,
-        # moved later by the arena's stalls. It never cancels the write (see _watch).
+            return
         now = self._loop.time()
-        deadline = now + timing.deadline_s
+        deadline = now + turn.timing.deadline_s
         task = asyncio.current_task()
         assert task is not None
-        cancelling = task.cancelling()
+        self._cancelling = task.cancelling()
         self._deadline, self._waiting, self._timed_out = deadline, task, False
-        self._stall0 = stalls.hold()
+        self._stall0 = self._stalls.hold()
         if self._watchdog is None or self._watch_at > deadline:
             self._arm(deadline)
         self._sent += 1  # one answer owed (the reader's flood count)
+        self._encoder.sent(request)
+        self._write_from = now
         try:
-            self._write_from = now
-            try:
-                await self._call.write(data)
-            except asyncio.CancelledError:
+            await self._call.write(request.data)
+        except asyncio.CancelledError:
+            if not self._timed_out or task.uncancel() > self._cancelling:
+                self._end_wait()
                 raise
-            except Exception as exc:
-                self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
-            finally:
-                self._write_from = None
+            # The deadline passed while the request was being written: receive() says so.
+        except Exception as exc:
+            self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
+        finally:
+            self._write_from = None
+
+    def has_answer(self) -> bool:
+        """Whether something was read from the bot since :meth:`send` (the driver then
+        has no time to prepare anything)."""
+        return self._recv is not None and bool(self._recv.items)
+
+    async def receive(self, turn: Turn) -> Decision:
+        """The answer to ``turn`` (just sent with :meth:`send`), within its deadline.
+
+        Raises:
+            BotFault: no answer in time, a dead bot or stream, an unreadable answer, an
+                answer to another request, or the bot's own error report.
+        """
+        if self._asked is not turn:
+            raise RuntimeError("receive() must follow send() of the same turn")
+        self._asked = None
+        if self._waiting is None:  # send() found the stream dead
+            raise BotFault(FaultKind.CRASH, self._crash_detail())
+        task = self._waiting
+        recv = self._recv
+        assert recv is not None
+        inbox = recv.items
+        request_id = turn.request_id
+        try:
             if self._timed_out:  # the deadline passed while the request was being written
-                raise self._timeout(request_id, timing)
-            if while_waiting is not None and not inbox:
-                while_waiting()
+                raise self._timeout(request_id, turn.timing)
             while True:
                 response = inbox.popleft() if inbox else await recv.get()
                 decision = self._check_response(response, request_id)
@@ -570,12 +577,24 @@ class RemoteBot:
         except asyncio.CancelledError:
             # Cancelled from outside (the match is being stopped), alone or in the same
             # loop turn as the timeout: the outside cancellation wins.
-            if not self._timed_out or task.uncancel() > cancelling:
+            if not self._timed_out or task.uncancel() > self._cancelling:
                 raise
-            raise self._timeout(request_id, timing) from None
+            raise self._timeout(request_id, turn.timing) from None
         finally:
-            self._deadline = self._waiting = None
-            stalls.release()
+            self._end_wait()
+
+    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+        """:meth:`send` then :meth:`receive` (the referee's ``Player`` protocol, for
+        callers that ask one decision at a time, such as ``mus check``)."""
+        turn = Turn(view.seat, request_id, view, timing)
+        await self.send(turn, self.encode(turn))
+        return await self.receive(turn)
+
+    def _end_wait(self) -> None:
+        """The decision's wait is over: its deadline no longer applies."""
+        self._deadline = self._waiting = None
+        if self._stalls is not None:
+            self._stalls.release()
 
     def _timeout(self, request_id: int, timing: DecisionTiming) -> BotFault:
         """The TIMEOUT fault of ``request_id``, whose late answer is then discarded."""

@@ -1,4 +1,4 @@
-"""Preparing ahead (arena/referee/match.py): while a seat thinks, the referee builds the
+"""Preparing ahead (arena/referee/match.py): while a seat thinks, the driver builds the
 next request for the answer the seat gave last time in the same situation, and uses it
 only when that answer comes. It must never change what happens in a match."""
 
@@ -17,28 +17,31 @@ from arena.engine import PASO, Action, Rules, SeatView, SignalMode
 from arena.handlog import untimed
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
+from arena.referee.session import Turn
 
 REPO = Path(__file__).resolve().parents[2]
 RULEBOT = REPO / "bots" / "rulebot"
 
 
 class Preparing:
-    """An in-process player with ``prepare``: answers as a seeded policy (mostly the
-    passive answer, sometimes another legal one, a seña or a fault), and checks that
-    whatever the referee prepared for it is what it would have asked for itself."""
+    """An in-process pipelined player (encode, send, receive): answers as a seeded
+    policy (mostly the passive answer, sometimes another legal one, a seña or a fault),
+    and checks that whatever request it is sent is exactly the one of its turn (a
+    request prepared for a guessed answer included)."""
 
-    can_prepare = True
+    waiting = False
+    """Whether some seat was sent a request and not yet received (class-wide: the
+    driver prepares only then)."""
 
     def __init__(self, seat: int, seed: int) -> None:
         self.name = f"p{seat}"
         self.rng = random.Random(seed * 10 + seat)
-        self.prepared: dict[int, tuple[SeatView, float, float]] = {}
-        self.used = self.prepares = self.waits = 0
+        self.encodes = self.asks = self.prepares = self.waits = 0
         self.seen: list[SeatView] = []
         self.timings: list[tuple[int, float, float]] = []
 
     def start_match(self, info: Any) -> None:
-        self.prepared.clear()
+        pass
 
     def hand_end(self, result: Any) -> None:
         pass
@@ -46,24 +49,32 @@ class Preparing:
     def end_match(self, info: Any) -> None:
         pass
 
-    def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
-        self.prepares += 1
-        self.prepared[request_id] = (view, timing.deadline_s, timing.bank_left_s)
-        return ("prepared", request_id)
+    @staticmethod
+    def _request(turn: Turn) -> tuple[Any, ...]:
+        return (turn.seat, turn.request_id, turn.view, turn.timing.deadline_s, turn.timing.bank_left_s)
 
-    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming, *,
-                     prepared: object | None = None, while_waiting: Any = None) -> Decision:
-        self.seen.append(view)
-        self.timings.append((request_id, timing.deadline_s, timing.bank_left_s))
-        if prepared is not None:
-            assert prepared == ("prepared", request_id)
-            # Built ahead for exactly this decision: the same view and timing.
-            assert self.prepared.pop(request_id) == (view, timing.deadline_s, timing.bank_left_s)
-            self.used += 1
-        await asyncio.sleep(0)  # the request is out
-        if while_waiting is not None:
-            self.waits += 1
-            while_waiting()
+    def encode(self, turn: Turn) -> tuple[Any, ...]:
+        self.encodes += 1
+        if Preparing.waiting:
+            self.prepares += 1  # built ahead, for a guessed answer of the seat that thinks
+        return self._request(turn)
+
+    async def send(self, turn: Turn, request: tuple[Any, ...]) -> None:
+        # Built for exactly this decision: the same view and timing.
+        assert request == self._request(turn)
+        self.asks += 1
+        self.seen.append(turn.view)
+        self.timings.append((turn.request_id, turn.timing.deadline_s, turn.timing.bank_left_s))
+        Preparing.waiting = True
+
+    def has_answer(self) -> bool:
+        self.waits += 1
+        return False
+
+    async def receive(self, turn: Turn) -> Decision:
+        await asyncio.sleep(0)
+        Preparing.waiting = False
+        view = turn.view
         draw = self.rng.random()
         if draw < 0.03:
             raise BotFault(FaultKind.MALFORMED, "a test fault")
@@ -76,6 +87,9 @@ class Preparing:
         sena = view.legal_senas[0] if view.legal_senas and draw > 0.95 else None
         return Decision(action, sena)
 
+    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+        raise AssertionError("a pipelined player is asked in two phases")
+
 
 def _match(prepare_ahead: bool, seed: int, rules: Rules, **cfg: Any) -> tuple[list[dict[str, Any]], list[Preparing], Any]:
     players = [Preparing(s, seed) for s in range(rules.players)]
@@ -84,7 +98,7 @@ def _match(prepare_ahead: bool, seed: int, rules: Rules, **cfg: Any) -> tuple[li
     ticks = iter(range(10**9))
     # A clock that moves 4 ms at each reading: decision times, and so time banks, are
     # the same in both runs.
-    result = play_match(players, config, on_hand=hands.append, clock=lambda: next(ticks) * 0.004, spin_us=0)
+    result = play_match(players, config, on_hand=hands.append, clock=lambda: next(ticks) * 0.004, poll_us=0)
     return hands, players, result
 
 
@@ -102,9 +116,11 @@ def test_preparing_ahead_changes_nothing(seed: int, rules: Rules) -> None:
     assert on_result.to_json()["faults"] == off_result.to_json()["faults"]
     assert (on_result.winner_team, on_result.games_won, on_result.stones) == (
         off_result.winner_team, off_result.games_won, off_result.stones)
-    assert sum(p.used for p in off_players) == sum(p.waits for p in off_players) == 0  # off: never asked
-    used, prepares = sum(p.used for p in on_players), sum(p.prepares for p in on_players)
+    assert sum(s.prepared for s in off_result.seats) == sum(p.prepares for p in off_players) == 0  # off: never
+    used, prepares = sum(s.prepared for s in on_result.seats), sum(p.prepares for p in on_players)
     assert 0 < used < prepares  # some prepared requests were used, others not (another answer came)
+    # Every request sent was either prepared and used, or encoded for its turn.
+    assert sum(p.encodes for p in on_players) == prepares + sum(p.asks for p in on_players) - used
 
 
 @pytest.mark.parametrize("players", [4, 2])
@@ -121,23 +137,21 @@ def test_deadlines_and_time_banks_are_the_same_either_way(players: int) -> None:
         assert on_result.to_json()["faults"] == off_result.to_json()["faults"]
         if bank_ms == 100:
             assert any("time bank exhausted" in f.detail for f in on_result.faults)
-        assert sum(p.used for p in on_players) > 0
+        assert sum(s.prepared for s in on_result.seats) > 0
 
 
-def test_only_a_player_that_says_so_is_prepared_for() -> None:
-    """A player with a ``prepare`` method of its own but no ``can_prepare = True`` is
-    asked as a plain player (the extra arguments would be a fault)."""
+def test_a_player_with_only_some_pipelined_methods_is_asked_with_decide() -> None:
+    """A player that has ``encode`` of its own but not the rest of the two phases is a
+    plain player: only its ``decide`` is called."""
+    from arena.players.local import RandomPlayer
 
-    class Unrelated(Preparing):
-        can_prepare = False
+    class Unrelated(RandomPlayer):
+        def encode(self, turn: Turn) -> object:
+            raise AssertionError("not a pipelined player")
 
-        async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:  # type: ignore[override]
-            return await super().decide(view, request_id, timing)
-
-    players = [Unrelated(s, 1) for s in range(4)]
-    result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=1, max_faults=0), spin_us=0)
-    assert not any(f.kind is FaultKind.BOT_ERROR for f in result.faults)
-    assert sum(p.prepares for p in players) == sum(p.waits for p in players) == 0
+    players = [Unrelated(seed=s) for s in range(4)]
+    result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=1, max_faults=0), poll_us=0)
+    assert result.faults == [] and result.reason == "completed"
 
 
 def test_a_player_without_prepare_is_asked_as_before() -> None:
@@ -149,20 +163,23 @@ def test_a_player_without_prepare_is_asked_as_before() -> None:
 
 
 def test_a_failing_preparation_does_not_touch_the_decision() -> None:
-    """A player whose prepare raises: the referee drops the preparation; the match is as
-    it would be without any."""
+    """A player whose encode raises when it is asked ahead: the driver drops the
+    preparation; the match is as it would be without any."""
 
     class Failing(Preparing):
-        def prepare(self, view: SeatView, request_id: int, timing: DecisionTiming) -> object:
-            raise RuntimeError("cannot build")
+        def encode(self, turn: Turn) -> tuple[Any, ...]:
+            if Preparing.waiting:
+                self.prepares += 1
+                raise RuntimeError("cannot build")
+            return super().encode(turn)
 
     rules = Rules(games_to_win=1)
     hands: list[dict[str, Any]] = []
     players = [Failing(s, 4) for s in range(4)]
-    result = play_match(players, MatchConfig(rules=rules, seed=4, max_faults=0), on_hand=hands.append, spin_us=0)
+    result = play_match(players, MatchConfig(rules=rules, seed=4, max_faults=0), on_hand=hands.append, poll_us=0)
     off, _, off_result = _match(False, 4, rules)
     assert untimed(hands) == untimed(off) and result.winner_team == off_result.winner_team
-    assert sum(p.waits for p in players) > 0 and sum(p.used for p in players) == 0
+    assert sum(p.prepares for p in players) > 0 and sum(s.prepared for s in result.seats) == 0
 
 
 @pytest.mark.parametrize("bot", [TRIVIAL_BOT, RULEBOT, RANDOM_BOT], ids=["trivial", "rulebot", "random"])
@@ -176,7 +193,7 @@ def test_bot_processes_play_the_same_match_either_way(spawn, bot: Path) -> None:
         bots = [spawn(path=bot, label=f"s{s}-{on}", MUS_BOT_SEED=str(s)) for s in range(4)]
         played = play(bots, dataclasses.replace(cfg, prepare_ahead=on))
         assert played.result.faults == []
-        used = sum(b.prepared_used for b in bots)
+        used = sum(s.prepared for s in played.result.seats)
         decisions = sum(s.decisions for s in played.result.seats)
         if not on:
             assert used == 0
@@ -205,7 +222,7 @@ def test_bot_processes_receive_the_same_requests_either_way(spawn, tmp_path: Pat
         bots = [spawn("record", label=f"r{s}-{on}", MUS_BOT_SEED=str(s), MUS_TEST_OUT=str(out)) for s in range(4)]
         played = play(bots, config(rules=Rules(games_to_win=2), seed=21, decision_ms=2000, prepare_ahead=on))
         assert played.result.faults == []
-        used, decisions = sum(b.prepared_used for b in bots), sum(s.decisions for s in played.result.seats)
+        used, decisions = sum(s.prepared for s in played.result.seats), sum(s.decisions for s in played.result.seats)
         # Many on a quiet machine; fewer on a busy one (the answers come first), never none.
         assert (used == 0) if not on else (0 < used < decisions), (used, decisions)
         close_all(bots)

@@ -1,0 +1,160 @@
+"""The match driver and RemoteBot over the in-memory stream of arena.remote.fake: the
+arena's whole decision path (session, driver, client, encoder, bytes) without a process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from mus.v1 import bot_service_pb2 as svc
+
+from arena.engine import (
+    MUS,
+    NO_MUS,
+    NO_QUEREMOS,
+    NO_QUIERO,
+    PASO,
+    Action,
+    DiscardChoice,
+    EnvidoRange,
+    Rules,
+    SeatView,
+    discard,
+    envido,
+)
+from arena.handlog import untimed
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import Decision, DecisionTiming, FaultKind
+from arena.remote.client import RemoteBot
+from arena.remote.fake import Reply, decision, fake_bot, simple, simple_action
+
+RULES = Rules(games_to_win=1)
+
+
+class Simple:
+    """An in-process player with the policy of ``fake.simple_action``."""
+
+    def __init__(self, seat: int) -> None:
+        self.name = f"s{seat}"
+
+    def start_match(self, info: Any) -> None:
+        pass
+
+    def hand_end(self, result: Any) -> None:
+        pass
+
+    def end_match(self, info: Any) -> None:
+        pass
+
+    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+        legal = view.legal_actions
+        fixed = [a for a in legal if isinstance(a, Action)]
+        if MUS in fixed and view.mus_round == 0:
+            return Decision(MUS)
+        choice = next((e for e in legal if isinstance(e, DiscardChoice)), None)
+        if choice is not None:
+            return Decision(discard(choice.cards[:max(1, choice.min_count)]))
+        bet = next((e for e in legal if isinstance(e, EnvidoRange)), None)
+        if bet is not None and request_id % 3 == 0:
+            return Decision(envido(bet.min_amount))
+        passive = [a for a in fixed if a in (NO_MUS, PASO, NO_QUIERO, NO_QUEREMOS)]
+        return Decision(passive[0] if passive else fixed[0])
+
+
+def _play(players: list[Any], **cfg: Any) -> tuple[MatchResult, list[dict[str, Any]]]:
+    hands: list[dict[str, Any]] = []
+    config = MatchConfig(**{"rules": RULES, "seed": 5, "max_faults": 0, **cfg})
+    result = play_match(players, config, on_hand=hands.append, poll_us=0)
+    for p in players:
+        if isinstance(p, RemoteBot):
+            p.close()
+    return result, hands
+
+
+def test_a_match_over_the_wire_is_the_match_in_process() -> None:
+    """The same policy, in-process and behind the encoder, the bytes and the client:
+    the same hand log, no fault; every request on the wire parses and names its seat."""
+    fakes = [fake_bot(f"s{s}", simple) for s in range(4)]
+    channels = [bot.channel for bot in fakes]  # closing a bot drops its channel
+    wire_result, wire_hands = _play(fakes)
+    local_result, local_hands = _play([Simple(s) for s in range(4)])
+    assert wire_result.faults == [] and wire_result.reason == "completed"
+    assert untimed(wire_hands) == untimed(local_hands)
+    assert wire_result.winner_team == local_result.winner_team
+    for seat, channel in enumerate(channels):
+        asked = [m.decision_request for m in channel.requests if m.HasField("decision_request")]
+        assert asked and all(r.seat == seat for r in asked)
+        kinds = [m.WhichOneof("message") for m in channel.requests]
+        assert kinds[0] == "match_start" and kinds[-1] == "match_end" and "hand_end" in kinds
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.002])
+def test_pipelining_changes_nothing_on_the_wire(delay_s: float) -> None:
+    """With bots that take a moment, the driver prepares requests ahead and uses some;
+    the hand log and every request each bot received (but for the timing fields) are
+    the same as without preparing ahead."""
+
+    def slow(request: svc.DecisionRequest) -> Reply:
+        return Reply([decision(request.request_id, simple_action(request))], delay_s)
+
+    runs = []
+    for ahead in (False, True):
+        fakes = [fake_bot(f"s{s}", slow) for s in range(4)]
+        channels = [bot.channel for bot in fakes]
+        result, hands = _play(fakes, prepare_ahead=ahead)
+        sent = []
+        for channel in channels:
+            for m in channel.requests:
+                if m.HasField("decision_request"):
+                    m.decision_request.deadline_ms = m.decision_request.time_bank_ms = 0
+                sent.append(m.SerializeToString())
+        runs.append((untimed(hands), sent, sum(s.prepared for s in result.seats)))
+    assert runs[0][:2] == runs[1][:2]
+    assert runs[0][2] == 0
+    if delay_s:
+        assert runs[1][2] > 0
+
+
+def _faulty(make: Callable[[svc.DecisionRequest], Reply | None], **cfg: Any) -> list[Any]:
+    """Seat 0 answers with ``make`` on its first request, then as simple."""
+    first = [True]
+
+    def respond(request: svc.DecisionRequest) -> Reply | None:
+        if first[0]:
+            first[0] = False
+            return make(request)
+        return simple(request)
+
+    players = [fake_bot("bad", respond)] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)]
+    result, _ = _play(players, **cfg)
+    return result.faults
+
+
+@pytest.mark.parametrize(("make", "kind", "words"), [
+    (lambda r: Reply([b"\xff\xfe garbage"]), FaultKind.MALFORMED, "does not parse"),
+    (lambda r: Reply([svc.PlayResponse().SerializeToString()]), FaultKind.MALFORMED, "no decision"),
+    (lambda r: Reply([decision(r.request_id + 7, simple_action(r))]), FaultKind.WRONG_REQUEST, "answered request"),
+    (lambda r: Reply([svc.PlayResponse(error=svc.BotError(request_id=r.request_id, error_type="KeyError",
+                                                            message="boom")).SerializeToString()]),
+     FaultKind.BOT_ERROR, "KeyError: boom"),
+])
+def test_each_bad_answer_is_its_fault(make: Any, kind: FaultKind, words: str) -> None:
+    faults = _faulty(make)
+    assert [(f.seat, f.kind) for f in faults] == [(0, kind)]
+    assert words in faults[0].detail
+
+
+def test_no_answer_is_a_timeout_and_a_late_one_is_dropped() -> None:
+    """A first answer 300 ms late, against a 100 ms deadline: a TIMEOUT, and the late
+    answer is discarded when it comes (no WRONG_REQUEST for it)."""
+    faults = _faulty(lambda r: Reply([decision(r.request_id, simple_action(r))], 0.3), decision_ms=100)
+    assert [(f.seat, f.kind) for f in faults] == [(0, FaultKind.TIMEOUT)]
+
+
+def test_a_flood_costs_the_stream() -> None:
+    """Far more messages than answers owed: the stream is cancelled, the seat's decisions
+    are CRASH faults from then on, and the match still ends."""
+    faults = _faulty(lambda r: Reply([decision(r.request_id, simple_action(r))] * 50), max_faults=3)
+    assert faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in faults)
+    assert "flooded" in faults[0].detail
