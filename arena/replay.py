@@ -78,7 +78,7 @@ def _rules(header: dict[str, Any]) -> Rules:
 def _rebuild(rules: Rules, seed: int, rec: dict[str, Any], games: list[int]) -> MusState:
     """A state at the start of ``rec``'s hand, from the deal it logged."""
     deal = rec["deal"]
-    state = MusState.from_deal(
+    return MusState.from_deal(
         rules,
         [parse_cards(h) for h in deal["hands"]],
         mano=int(deal["mano"]),
@@ -86,10 +86,9 @@ def _rebuild(rules: Rules, seed: int, rec: dict[str, Any], games: list[int]) -> 
         scores=(int(deal["scores"][0]), int(deal["scores"][1])),
         games_won=(games[0], games[1]),
         seed=seed,
+        hand_no=int(rec["hand"]),
+        game_no=int(rec["game"]),
     )
-    state.hand_no = int(rec["hand"])
-    state.game_no = int(rec["game"])
-    return state
 
 
 def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:

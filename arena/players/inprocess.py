@@ -26,7 +26,6 @@ class InProcessBot:
         self.name = name or bot.info().name
         self._match_id = ""
         self._rules_pb = wire.rules_to_pb(Rules())
-        self._events = wire.EventCache()
 
     def start_match(self, info: MatchStartInfo) -> None:
         """Forward the match start to the bot."""
@@ -39,7 +38,7 @@ class InProcessBot:
         """Ask the bot; any exception or unreadable answer is a fault."""
         req = wire.decision_request(
             view, request_id, self._match_id, int(timing.deadline_s * 1000), int(timing.bank_left_s * 1000),
-            self._rules_pb, self._events,
+            self._rules_pb,
         )
         try:
             obs = sdk_convert.observation_from_proto(req)

@@ -1,4 +1,5 @@
-"""The wire layer: engine values <-> mus.v1 messages, and the byte-level request builder."""
+"""The wire layer: engine values <-> mus.v1 messages, and the byte-level request builder
+(arena/remote/encoder.py) checked against the message-based one."""
 
 from __future__ import annotations
 
@@ -15,26 +16,34 @@ from mus_sdk import convert as sdk_convert
 
 from arena.engine import CARDS, Action, MusState, Rules, Sena, SignalMode, discard, envido
 from arena.engine.random_play import random_action
+from arena.remote import encoder
+from arena.remote.encoder import RequestEncoder
 from arena.wire import convert as wire
+
+
+def _encoder(rules: Rules, match_id: str = "m") -> RequestEncoder:
+    encoder = RequestEncoder()
+    encoder.start_match(match_id, rules)
+    return encoder
 
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 4, 6]))
 def test_request_bytes_equal_the_message(seed: int, players: int) -> None:
-    """decision_request_bytes serializes exactly what fill_decision_request builds."""
+    """RequestEncoder's bytes parse to exactly what fill_decision_request builds."""
     state = MusState.new(Rules(players=players), seed=seed)
     rng = random.Random(seed)
-    events = wire.EventCache()
+    encoder = _encoder(state.rules)
     rules_pb = wire.rules_to_pb(state.rules)
-    field = wire.rules_field(rules_pb)
     for k in range(60):
         if state.is_terminal:
             break
         view = state.view(state.to_act)  # type: ignore[arg-type]
         built = svc.PlayRequest()
-        wire.fill_decision_request(built.decision_request, view, k, "m", 100, 2000, rules_pb, events)
-        parsed = svc.PlayRequest.FromString(wire.decision_request_bytes(view, k, "m", 100, 2000, field, events))
-        assert parsed == built
+        wire.fill_decision_request(built.decision_request, view, k, "m", 100, 2000, rules_pb)
+        request = encoder.encode(view, k, 100, 2000)
+        encoder.sent(request)
+        assert svc.PlayRequest.FromString(request.data) == built
         state.apply(random_action(rng, state.legal_actions()))
 
 
@@ -44,16 +53,17 @@ def test_request_bytes_equal_the_message(seed: int, players: int) -> None:
     players=st.sampled_from([4, 6]),
     signals=st.sampled_from(list(SignalMode)),
 )
-def test_request_bytes_per_seat_cache_across_hands_and_senas(seed: int, players: int, signals: SignalMode) -> None:
-    """With one EventCache per seat (as each RemoteBot holds one), over several hands,
-    with señas given and hidden from some seats, every request parses to exactly the
-    message-based one built with a fresh cache."""
+def test_request_bytes_per_seat_across_hands_senas_and_unsent_requests(
+        seed: int, players: int, signals: SignalMode) -> None:
+    """With one encoder per seat (as each RemoteBot holds one), over several hands, with
+    señas given and hidden from some seats, and with requests encoded for answers that
+    never came (a driver's guesses, never sent), every request sent parses to exactly
+    the message-based one."""
     rules = Rules(players=players, signals=signals, interception_p=0.5)
     state = MusState.new(rules, seed=seed)
     rng = random.Random(seed)
-    caches = [wire.EventCache() for _ in range(players)]
+    encoders = [_encoder(rules) for _ in range(players)]
     rules_pb = wire.rules_to_pb(rules)
-    field = wire.rules_field(rules_pb)
     hands = 0
     for k in range(400):
         if state.is_terminal or hands >= 4:
@@ -65,11 +75,16 @@ def test_request_bytes_per_seat_cache_across_hands_and_senas(seed: int, players:
             state.give_sena(seat, rng.choice(senas))
         view = state.view(seat)
         built = svc.PlayRequest()
-        wire.fill_decision_request(built.decision_request, view, k, "m", 100, 2000, rules_pb, wire.EventCache())
-        parsed = svc.PlayRequest.FromString(wire.decision_request_bytes(view, k, "m", 100, 2000, field, caches[seat]))
-        assert parsed == built
+        wire.fill_decision_request(built.decision_request, view, k, "m", 100, 2000, rules_pb)
+        request = encoders[seat].encode(view, k, 100, 2000)
+        encoders[seat].sent(request)
+        assert svc.PlayRequest.FromString(request.data) == built
+        action = random_action(rng, state.legal_actions())
+        guess = state.what_if(random_action(rng, state.legal_actions()))
+        if guess is not None and guess.to_act is not None:  # prepared for a guess, not sent
+            encoders[guess.to_act].encode(guess.view(guess.to_act), k + 1, 100, 2000)
         before = len(state.hand_results)
-        state.apply(random_action(rng, state.legal_actions()))
+        state.apply(action)
         hands += len(state.hand_results) - before
     assert hands >= 1 or state.is_terminal
 
@@ -93,8 +108,8 @@ def test_hand_fields_encoded_by_hand_parse_as_protobuf_encodes_them(match_id: st
     )
     rules_pb = wire.rules_to_pb(state.rules)
     built = svc.PlayRequest()
-    wire.fill_decision_request(built.decision_request, view, 7, match_id, 100, 2000, rules_pb, wire.EventCache())
-    data = wire.decision_request_bytes(view, 7, match_id, 100, 2000, wire.rules_field(rules_pb), wire.EventCache())
+    wire.fill_decision_request(built.decision_request, view, 7, match_id, 100, 2000, rules_pb)
+    data = _encoder(state.rules, match_id).encode(view, 7, 100, 2000).data
     assert svc.PlayRequest.FromString(data) == built
     assert list(built.decision_request.vacas_won) == [v0, v1]
 
@@ -104,7 +119,7 @@ def test_request_holds_only_the_seats_cards() -> None:
     state = MusState.new(Rules(), seed=4)
     seat = state.to_act
     assert seat is not None
-    req = wire.decision_request(state.view(seat), 1, "m", 100, 100, wire.rules_to_pb(state.rules), wire.EventCache())
+    req = wire.decision_request(state.view(seat), 1, "m", 100, 100, wire.rules_to_pb(state.rules))
     mine = {(c >> 2) * 4 + (c & 3) for c in state.hands[seat]}
     got = {(c.rank - 1) * 4 + c.suit - 1 for c in req.cards}
     assert got == mine
@@ -163,10 +178,10 @@ def test_hand_end_bytes_are_built_once_per_hand_and_stay_exact() -> None:
 def test_varint_is_protobufs_encoding(n: int) -> None:
     """The hand-written varint (with its two- and three-byte shortcuts) encodes every
     value as protobuf does, on both sides of each length boundary."""
-    assert wire._varint(n) == _VarintBytes(n)
+    assert encoder._varint(n) == _VarintBytes(n)
 
 
 def test_varint_length_boundaries() -> None:
     for edge in (0x80, 0x4000, 0x200000, 0x10000000):
         for n in (edge - 1, edge, edge + 1):
-            assert wire._varint(n) == _VarintBytes(n)
+            assert encoder._varint(n) == _VarintBytes(n)

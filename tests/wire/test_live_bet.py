@@ -21,7 +21,7 @@ def live_bet_after(*actions: str) -> svc.LiveBet:
         state.apply(Action.parse(a))
     seat = state.to_act
     assert seat is not None
-    req = wire.decision_request(state.view(seat), 1, "m", 100, 100, wire.rules_to_pb(state.rules), wire.EventCache())
+    req = wire.decision_request(state.view(seat), 1, "m", 100, 100, wire.rules_to_pb(state.rules))
     assert req.HasField("bet")
     return req.bet
 
