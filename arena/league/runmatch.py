@@ -122,86 +122,23 @@ def run_match(
     started for the match and stopped after it.
     """
     runtime = runtime or Runtime()
-    placement = runtime.placement
     if pool is not None:
         sandbox = pool.sandbox  # the pool's processes run under its profile: the header says that one
     log_path = out_dir / f"{config.match_id}.jsonl"
-    bot_logs = bot_log_dir or (out_dir / "bots")
-    bots: list[RemoteBot] = []
-    leases: dict[int, Lease] = {}  # seat -> its pooled process
-    processes: list[dict[str, Any] | None] = []  # seat -> how its process was obtained (the log's header)
-    faults: dict[int, str | None] = {}  # seat -> why its pooled process must not play again (None: it may)
-    start_errors: dict[int, str] = {}  # seat -> its BotStartError
     with contextlib.ExitStack() as stack:
         if players is None:
-            for seat, spec in enumerate(specs):
-                label = f"{config.match_id}.s{seat}"
-                if pool is not None and isinstance(spec, BotManifest) and not spec.fresh_process:
-                    lease = leases[seat] = pool.acquire(seating.seats[seat], spec, config.seed, label, placement.bots)
-                    # Given back when the match is over, or stopped if it did not end cleanly
-                    # (an exception leaves no verdict in `faults`: stopped too).
-                    stack.callback(_give_back, pool, lease, faults, seat)
-                    bot = lease.bot
-                    processes.append(lease.header())
-                else:
-                    bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s,
-                                    cpus=placement.bots, sandbox=sandbox)
-                    stack.callback(bot.close)
-                    why = ("fresh_process in its manifest" if isinstance(spec, BotManifest) and pool is not None
-                           else "a process per match" if isinstance(spec, BotManifest) else "a bot at an address")
-                    processes.append(fresh_header(why, label))
-                bots.append(bot)
-                if bot.info is None:  # not a process kept from an earlier match
-                    try:
-                        bot.launch()  # all processes start together; connect() below waits for each
-                    except BotStartError:
-                        pass  # reported by connect()
-            for seat, bot in enumerate(bots):
-                if bot.info is not None:
-                    continue
-                try:
-                    bot.connect()
-                except BotStartError as exc:
-                    start_errors[seat] = str(exc)
-            _log_start_failures(config.match_id, specs, seating, start_errors)
-            seat_players: Sequence[Player] = bots
+            seats = _Seats(config, seating, runtime, sandbox, pool, stack)
+            seats.start(specs, bot_log_dir or (out_dir / "bots"), start_timeout_s)
+            seat_players: Sequence[Player] = seats.bots
         else:
-            seat_players = players
+            seats, seat_players = None, players
         spawned = players is None and any(isinstance(spec, BotManifest) for spec in specs)
-        header = {
-            "match_id": config.match_id,
-            "seed": config.seed,
-            "rules": config.rules.to_mapping(),
-            "first_dealer": config.first_dealer,
-            "decision_ms": config.decision_ms,
-            "time_bank_ms": config.time_bank_ms,
-            "max_faults": config.max_faults,
-            # How it was run for speed; only processes the arena starts are placed.
-            "run": runtime.header(bots_placed=spawned),
-            # Which isolation the bot processes had (arena/remote/sandbox.py).
-            "sandbox": sandbox_protections(sandbox) if spawned else None,
-            "seats": [
-                {
-                    "seat": s,
-                    "entry": seating.seats[s],
-                    "bot": getattr(p, "name", seating.seats[s]),
-                    "version": (p.info.version if getattr(p, "info", None) is not None else ""),  # type: ignore[attr-defined]
-                    # Started for this match or kept from an earlier one (arena/league/pool.py).
-                    "process": processes[s] if processes else None,
-                }
-                for s, p in enumerate(seat_players)
-            ],
-        }
+        header = _header(config, seating, seat_players, seats.processes if seats else None, runtime, sandbox, spawned)
         writer = stack.enter_context(HandLogWriter(log_path, header))
+        start_errors = seats.start_errors if seats else {}
         start_error = "\n".join(f"S{seat}: {error}" for seat, error in sorted(start_errors.items()))
-        failed_teams = {seat & 1 for seat in start_errors}
-        if failed_teams:
-            winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
-            result = MatchResult(
-                match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
-                reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
-                seats=[], detail=start_error.strip(),
-            )
+        if start_errors:
+            result = _not_played(config, start_errors, start_error)
         else:
             # Entered only now: the bots are connected, so gRPC's own threads (started by
             # the first connection) do not inherit a pinned referee's CPU.
@@ -216,17 +153,114 @@ def run_match(
                     ),
                 ))
         writer.close({"result": result.to_json()})
-        for seat, lease in leases.items():
-            faults[seat] = _reuse_verdict(seat, lease.bot, result, start_errors)
-    stderr_logs = tuple(b.process.stderr_log if b.process is not None else None for b in bots)
+        if seats is not None:
+            seats.judge(result)
+    stderr_logs = tuple(b.process.stderr_log if b.process is not None else None for b in seats.bots) if seats else ()
     return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)),
                         stderr_logs)
 
 
-def _give_back(pool: ProcessPool, lease: Lease, faults: dict[int, str | None], seat: int) -> None:
+class _Seats:
+    """The bots of one match's seats: processes started for it or leased from a pool,
+    started together, each given back (or stopped) when the match's stack closes."""
+
+    def __init__(self, config: MatchConfig, seating: Seating, runtime: Runtime, sandbox: str,
+                 pool: ProcessPool | None, stack: contextlib.ExitStack) -> None:
+        self.config, self.seating, self.runtime, self.sandbox, self.pool, self.stack = (
+            config, seating, runtime, sandbox, pool, stack)
+        self.bots: list[RemoteBot] = []
+        self.leases: dict[int, Lease] = {}  # seat -> its pooled process
+        self.processes: list[dict[str, Any] | None] = []  # seat -> how its process was obtained (the log's header)
+        self.verdicts: dict[int, str | None] = {}  # seat -> why its pooled process must not play again (None: it may)
+        self.start_errors: dict[int, str] = {}  # seat -> its BotStartError
+
+    def start(self, specs: Sequence[BotSpec], bot_logs: Path, start_timeout_s: float) -> None:
+        """Get a bot per seat and connect them all (every process starts at once)."""
+        cpus = self.runtime.placement.bots
+        for seat, spec in enumerate(specs):
+            label = f"{self.config.match_id}.s{seat}"
+            if self.pool is not None and isinstance(spec, BotManifest) and not spec.fresh_process:
+                lease = self.leases[seat] = self.pool.acquire(self.seating.seats[seat], spec, self.config.seed,
+                                                              label, cpus)
+                # Given back when the match is over, or stopped if it did not end cleanly
+                # (an exception leaves no verdict: stopped too).
+                self.stack.callback(_give_back, self.pool, lease, self.verdicts, seat)
+                bot = lease.bot
+                self.processes.append(lease.header())
+            else:
+                bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s, cpus=cpus,
+                                sandbox=self.sandbox)
+                self.stack.callback(bot.close)
+                why = ("fresh_process in its manifest" if isinstance(spec, BotManifest) and self.pool is not None
+                       else "a process per match" if isinstance(spec, BotManifest) else "a bot at an address")
+                self.processes.append(fresh_header(why, label))
+            self.bots.append(bot)
+            if bot.info is None:  # not a process kept from an earlier match
+                try:
+                    bot.launch()  # all processes start together; connect() below waits for each
+                except BotStartError:
+                    pass  # reported by connect()
+        for seat, bot in enumerate(self.bots):
+            if bot.info is not None:
+                continue
+            try:
+                bot.connect()
+            except BotStartError as exc:
+                self.start_errors[seat] = str(exc)
+        _log_start_failures(self.config.match_id, specs, self.seating, self.start_errors)
+
+    def judge(self, result: MatchResult) -> None:
+        """Whether each pooled process may play again, from how its match went."""
+        for seat, lease in self.leases.items():
+            self.verdicts[seat] = _reuse_verdict(seat, lease.bot, result, self.start_errors)
+
+
+def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
+            processes: list[dict[str, Any] | None] | None, runtime: Runtime, sandbox: str,
+            spawned: bool) -> dict[str, Any]:
+    """The hand log's header (docs/handlog.md)."""
+    return {
+        "match_id": config.match_id,
+        "seed": config.seed,
+        "rules": config.rules.to_mapping(),
+        "first_dealer": config.first_dealer,
+        "decision_ms": config.decision_ms,
+        "time_bank_ms": config.time_bank_ms,
+        "max_faults": config.max_faults,
+        # How it was run for speed; only processes the arena starts are placed.
+        "run": runtime.header(bots_placed=spawned),
+        # Which isolation the bot processes had (arena/remote/sandbox.py).
+        "sandbox": sandbox_protections(sandbox) if spawned else None,
+        "seats": [
+            {
+                "seat": s,
+                "entry": seating.seats[s],
+                "bot": getattr(p, "name", seating.seats[s]),
+                "version": (p.info.version if getattr(p, "info", None) is not None else ""),  # type: ignore[attr-defined]
+                # Started for this match or kept from an earlier one (arena/league/pool.py).
+                "process": processes[s] if processes else None,
+            }
+            for s, p in enumerate(players)
+        ],
+    }
+
+
+def _not_played(config: MatchConfig, start_errors: dict[int, str], start_error: str) -> MatchResult:
+    """The result of a match some bots did not start for: their team forfeits; both
+    teams' bots failing aborts the match."""
+    failed_teams = {seat & 1 for seat in start_errors}
+    winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
+    return MatchResult(
+        match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
+        reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
+        seats=[], detail=start_error.strip(),
+    )
+
+
+def _give_back(pool: ProcessPool, lease: Lease, verdicts: dict[int, str | None], seat: int) -> None:
     """Return a seat's pooled process when its match is over (an exception leaves no
     verdict for the seat: its process is stopped)."""
-    pool.release(lease, faults.get(seat, "the match did not finish"))
+    pool.release(lease, verdicts.get(seat, "the match did not finish"))
 
 
 def _reuse_verdict(seat: int, bot: RemoteBot, result: MatchResult, start_errors: dict[int, str]) -> str | None:
