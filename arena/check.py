@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from arena.engine import MusState, Rules, Sena, is_in
+from arena.engine import MusState, Rules, SeatView, Sena, is_in
 from arena.engine.actions import format_legal
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
@@ -30,7 +30,7 @@ from arena.referee.player import (
 )
 from arena.referee.session import Faulted, MatchSession, Turn
 from arena.remote.client import RemoteBot
-from arena.remote.manifest import BotManifest, parse_bot_spec
+from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
 
 STEPS = (
@@ -143,124 +143,138 @@ def run_check(
     On a failure the first and last lines of the bot's stderr are printed, once.
     ``sandbox``: the profile its processes run under (``strict``: as in a tournament).
     """
-    results: list[StepResult] = []
-    spec = parse_bot_spec(spec_text)
-    at_address = not isinstance(spec, BotManifest)
-    tmp = tempfile.TemporaryDirectory(prefix="mus-check-")
-    logs = Path(tmp.name)
-    bot = RemoteBot(spec, logs, "check", sandbox=sandbox)
+    with tempfile.TemporaryDirectory(prefix="mus-check-") as tmp:
+        check = _Check(parse_bot_spec(spec_text), Path(tmp), echo, decision_ms, sandbox)
+        try:
+            _ = (check.started() and check.answers_info() and check.first_decision() and check.full_match()
+                 and check.shuts_down())
+        finally:
+            _close(check.bot)
+        return check.results
 
-    def step(number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
+
+class _Check:
+    """The steps of ``mus check``, in order; each returns whether the check goes on."""
+
+    def __init__(self, spec: BotSpec, logs: Path, echo: Callable[[str], None], decision_ms: int,
+                 sandbox: str) -> None:
+        self.spec, self.logs, self.echo, self.decision_ms, self.sandbox = spec, logs, echo, decision_ms, sandbox
+        self.bot = RemoteBot(spec, logs, "check", sandbox=sandbox)
+        self.results: list[StepResult] = []
+        self.loop = thread_loop()
+
+    def step(self, number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
+        """Record and print one step's result (with the bot's stderr on a failure)."""
         r = StepResult(number, STEPS[number - 1], ok, detail)
-        results.append(r)
-        echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
+        self.results.append(r)
+        self.echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
         if not ok:
-            _echo_stderr(echo, stderr_of if stderr_of is not None else bot.process)
+            _echo_stderr(self.echo, stderr_of if stderr_of is not None else self.bot.process)
         return ok
 
-    loop = thread_loop()
-    try:
-        if at_address:
-            echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, they are skipped)")
-        else:
-            # 1-2: start and announce. The same process then answers step 3 and plays on.
-            assert isinstance(spec, BotManifest)
-            proc = _CheckedProcess(spec, logs, "check", sandbox=sandbox)
-            try:
-                proc.spawn()
-            except BotStartError as exc:
-                step(1, False, str(exc), stderr_of=proc)
-                return results
-            step(1, True, " ".join(spec.command))
-            try:
-                ann = proc.wait_announce(10.0)
-            except BotStartError as exc:
-                step(2, False, _first_line(exc), stderr_of=proc)
-                return results
-            step(2, True, ann.line())
-            bot.process = proc  # connect() then only waits for this process's announce
-        # 3: GetInfo
+    def started(self) -> bool:
+        """1-2: start and announce. The same process then answers step 3 and plays on."""
+        if not isinstance(self.spec, BotManifest):
+            self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, they are skipped)")
+            return True
+        proc = _CheckedProcess(self.spec, self.logs, "check", sandbox=self.sandbox)
         try:
-            info = bot.connect()
+            proc.spawn()
+        except BotStartError as exc:
+            return self.step(1, False, str(exc), stderr_of=proc)
+        self.step(1, True, " ".join(self.spec.command))
+        try:
+            ann = proc.wait_announce(10.0)
+        except BotStartError as exc:
+            return self.step(2, False, _first_line(exc), stderr_of=proc)
+        self.bot.process = proc  # connect() then only waits for this process's announce
+        return self.step(2, True, ann.line())
+
+    def answers_info(self) -> bool:
+        """3: GetInfo, with a name."""
+        try:
+            info = self.bot.connect()
         except BotStartError as exc:
             detail = _first_line(exc)
-            started = bot.process
+            started = self.bot.process
             if isinstance(started, _CheckedProcess) and started.proc is not None and started.proc.returncode is not None:
                 if started.exited_by_itself:
                     detail = f"the process {_exit_text(started.proc.returncode)} before answering GetInfo ({detail})"
                 else:
                     detail += " (the process was still running; the arena stopped it)"
-            step(3, False, detail)
-            return results
-        if not step(3, bool(info.name), f"name={info.name!r} version={info.version!r} protocols={list(info.protocol_versions)}"):
-            return results
-        # 4-5: the first decision of a match, judged by the referee's own session.
+            return self.step(3, False, detail)
+        return self.step(3, bool(info.name),
+                         f"name={info.name!r} version={info.version!r} protocols={list(info.protocol_versions)}")
+
+    def first_decision(self) -> bool:
+        """4-5: the first decision of a match, judged by the referee's own session."""
+        bot, decision_ms = self.bot, self.decision_ms
         session = MatchSession(MatchConfig(rules=Rules(), seed=1, match_id="check", decision_ms=decision_ms,
                                            time_bank_ms=60_000), ("check",) * 4)
         turn = session.turn
         assert turn is not None
-        loop.run_until_complete(bot.start_match(session.start_info(turn.seat)))
+        self.loop.run_until_complete(bot.start_match(session.start_info(turn.seat)))
         try:
-            decision, took = loop.run_until_complete(_decide_timed(bot, turn))
+            decision, took = self.loop.run_until_complete(_decide_timed(bot, turn))
         except BotFault as exc:
-            step(4, False, f"{exc.kind.value}: {exc.detail}")
-            return results
+            return self.step(4, False, f"{exc.kind.value}: {exc.detail}")
         session.answer(decision, took)
         verdicts = {e.fault.kind: e.fault.detail for e in session.events() if isinstance(e, Faulted)}
         # As the referee does: an answer read after the deadline is late, even when it
         # came in the same turn of the event loop as the deadline.
         late = FaultKind.TIMEOUT in verdicts
-        if not step(4, not late, f"{decision.action} in {took * 1000:.1f} ms"
-                    + (f", after its deadline of {decision_ms} ms" if late else "")):
-            return results
-        loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check")))
+        if not self.step(4, not late, f"{decision.action} in {took * 1000:.1f} ms"
+                         + (f", after its deadline of {decision_ms} ms" if late else "")):
+            return False
+        self.loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check")))
         illegal = verdicts.get(FaultKind.ILLEGAL_ACTION) or verdicts.get(FaultKind.ILLEGAL_SENA)
-        if not step(5, illegal is None, illegal or ""):
-            return results
-        # 6-7: a full match of four instances, notifications included
-        players = [bot] + [RemoteBot(spec, logs, f"check-s{s}", sandbox=sandbox) for s in (1, 2, 3)]
+        return self.step(5, illegal is None, illegal or "")
+
+    def full_match(self) -> bool:
+        """6-7: a full match of four instances, notifications included."""
+        bot = self.bot
+        players = [bot] + [RemoteBot(self.spec, self.logs, f"check-s{s}", sandbox=self.sandbox) for s in (1, 2, 3)]
         try:
             for p in players[1:]:
                 p.connect()
-            if at_address:
+            if not isinstance(self.spec, BotManifest):
                 # One process plays all four seats: first make sure it serves four
                 # streams at once, or the match would end in a bare timeout.
-                short = _streams_at_once(players, decision_ms)
+                short = _streams_at_once(players, self.decision_ms)
                 if short:
-                    step(6, False, short)
-                    return results
+                    return self.step(6, False, short)
             # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-            result = play_match(cast(Sequence[Player], players), MatchConfig(rules=Rules(games_to_win=1), seed=7, match_id="check-match",
-                                                     decision_ms=decision_ms, time_bank_ms=600_000, max_faults=1))
+            result = play_match(cast(Sequence[Player], players), MatchConfig(
+                rules=Rules(games_to_win=1), seed=7, match_id="check-match", decision_ms=self.decision_ms,
+                time_bank_ms=600_000, max_faults=1))
         finally:
             for p in players[1:]:
                 _close(p)
         faults = result.faults
         if faults:
             culprit = players[faults[0].seat].process
-            step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}",
-                 stderr_of=culprit if culprit is not None else bot.process)
-            return results
-        if not step(6, result.reason == "completed", f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
-                    if result.reason == "completed" else f"the match ended {result.reason}: {result.detail}"):
-            return results
+            return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}",
+                             stderr_of=culprit if culprit is not None else bot.process)
+        completed = result.reason is EndReason.COMPLETED
+        if not self.step(6, completed, f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
+                         if completed else f"the match ended {result.reason}: {result.detail}"):
+            return False
         alive = bot.process.alive() if bot.process is not None else True
-        step(7, alive and bot.ended_cleanly,
-             "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
-             else "the process exited" if not alive else "the stream did not end cleanly after the match end")
-        # 8: Shutdown
-        if bot.process is not None and bot.process.proc is not None:
-            proc_ = bot.process.proc
-            try:
-                loop.run_until_complete(bot.request_shutdown(2.0))
-                proc_.wait(timeout=3.0)
-                step(8, True, f"exit code {proc_.returncode}")
-            except Exception as exc:
-                step(8, False, f"still running 3 s after Shutdown ({type(exc).__name__})")
-    finally:
-        _close(bot)
-        tmp.cleanup()
-    return results
+        return self.step(7, alive and bot.ended_cleanly,
+                         "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
+                         else "the process exited" if not alive else "the stream did not end cleanly after the match end")
+
+    def shuts_down(self) -> bool:
+        """8: Shutdown (a process the check started)."""
+        process = self.bot.process.proc if self.bot.process is not None else None
+        if process is None:
+            return True
+        try:
+            self.loop.run_until_complete(self.bot.request_shutdown(2.0))
+            process.wait(timeout=3.0)
+        except Exception as exc:
+            return self.step(8, False, f"still running 3 s after Shutdown ({type(exc).__name__})")
+        return self.step(8, True, f"exit code {process.returncode}")
 
 
 def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
@@ -334,6 +348,28 @@ def _logged_text(action: str, sena: str | None) -> str:
     return action + (f" + seña {sena}" if sena else "")
 
 
+def _judge(report: AgainstReport, where: str, view: SeatView, d: Decision, took: float, timing: DecisionTiming,
+           logged: str) -> None:
+    """Count and describe one answer the bot gave again: late, illegal, or not as logged."""
+    sena = d.sena.name.lower() if isinstance(d.sena, Sena) else None
+    now = _logged_text(str(d.action), sena)
+    if took > timing.deadline_s:
+        report.late += 1
+        report.lines.append(f"{where}: LATE: answered {now} after {took * 1000:.0f} ms "
+                            f"(deadline {timing.deadline_s * 1000:.0f} ms); logged {logged}")
+    elif not is_in(d.action, view.legal_actions):
+        report.illegal += 1
+        report.lines.append(f"{where}: ILLEGAL: {d.action} is not legal "
+                            f"(legal: {format_legal(view.legal_actions)}); logged {logged}")
+    elif d.sena is not None and d.sena not in view.legal_senas:
+        report.illegal += 1
+        report.lines.append(f"{where}: ILLEGAL seña {sena} (legal: "
+                            f"{', '.join(s.name.lower() for s in view.legal_senas) or 'none'}); logged {logged}")
+    elif now != logged:  # a logged fault never equals an answer
+        report.differently += 1
+        report.lines.append(f"{where}: logged {logged}, now {now}")
+
+
 def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
     """Re-send ``seat``'s logged decision requests to a bot, with the logged time control,
     and report where it answers differently, illegally or late.
@@ -398,23 +434,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                             if exc.kind is FaultKind.CRASH:
                                 broken = exc.detail
                         continue
-                    sena = d.sena.name.lower() if isinstance(d.sena, Sena) else None
-                    now = _logged_text(str(d.action), sena)
-                    if took > timing.deadline_s:
-                        report.late += 1
-                        report.lines.append(f"{where}: LATE: answered {now} after {took * 1000:.0f} ms "
-                                            f"(deadline {timing.deadline_s * 1000:.0f} ms); logged {logged}")
-                    elif not is_in(d.action, st.view.legal_actions):
-                        report.illegal += 1
-                        report.lines.append(f"{where}: ILLEGAL: {d.action} is not legal "
-                                            f"(legal: {format_legal(st.view.legal_actions)}); logged {logged}")
-                    elif d.sena is not None and d.sena not in st.view.legal_senas:
-                        report.illegal += 1
-                        report.lines.append(f"{where}: ILLEGAL seña {sena} (legal: "
-                                            f"{', '.join(s.name.lower() for s in st.view.legal_senas) or 'none'}); logged {logged}")
-                    elif now != logged:  # a logged fault never equals an answer
-                        report.differently += 1
-                        report.lines.append(f"{where}: logged {logged}, now {now}")
+                    _judge(report, where, st.view, d, took, timing, logged)
             loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the
