@@ -3,8 +3,9 @@ stall meter. Nothing runs at import: what the process may use is read when first
 
 Before a refereeing loop blocks in ``select`` it polls with a zero timeout for up to
 the runtime's window (:attr:`arena.runtime.Runtime.poll_us`), only during a match, only
-while one match of the process is refereed, and only when the process may use two CPUs
-or more. Why, what it costs and the measurements: docs/performance.md, "The referee's
+while one match of the process is refereed, only when the process may use two CPUs or
+more, and only while polling pays (most polls find their answer: not on a loaded
+machine). Why, what it costs and the measurements: docs/performance.md, "The referee's
 polling".
 """
 
@@ -103,15 +104,28 @@ def _cpu_limit_in(folder: Path, v2: bool) -> float | None:
         return None
 
 
+PAYS = 0.5
+"""The share of recent polls that must have found their answer for the loop to keep
+polling: below it (a loaded machine, where answers come late and a spinning referee
+takes the CPU a bot needs), it sleeps at once, and polls one wait in :data:`PROBE_EVERY`
+to notice when polling pays again."""
+
+PROBE_EVERY = 16
+
+
 class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
     """The platform's default selector, polling for up to ``spin_s`` seconds before it
-    blocks (see the module docstring), while ``enabled`` and while no other match of
-    the process is refereed."""
+    blocks (see the module docstring), while ``enabled``, while no other match of the
+    process is refereed, and while polling pays: :attr:`score`, the share of recent
+    polls that found their answer (a moving average over about eight), is at least
+    :data:`PAYS`."""
 
     def __init__(self, spin_s: float = 0.0, enabled: bool = True) -> None:
         super().__init__()
         self.spin_s = spin_s
         self.enabled = enabled
+        self.score = 1.0
+        self._waits = 0
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         """Ready keys, as :meth:`selectors.BaseSelector.select`; polls first (see the class)."""
@@ -119,16 +133,23 @@ class SpinningSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-ty
         poll = super().select
         if spin <= 0 or not self.enabled or _refereeing > 1 or (timeout is not None and timeout <= 0):
             return poll(timeout)
+        self._waits += 1
+        if self.score < PAYS and self._waits % PROBE_EVERY:
+            return poll(timeout)
         start = _clock()
         # A timer due within the window ends the polling; what is left to wait is then 0.
-        end = start + (spin if timeout is None or timeout > spin else timeout)
+        limit = spin if timeout is None else min(spin, timeout)
+        end = start + limit
         while True:
             ready = poll(0)
             if ready:
+                self.score += (1.0 - self.score) / 8
                 return ready
             now = _clock()
             if now >= end:
                 break
+        if limit == spin:  # the whole window passed without an answer: a poll that did not pay
+            self.score -= self.score / 8
         return poll(None if timeout is None else max(0.0, timeout - (now - start)))
 
 
@@ -169,8 +190,8 @@ def thread_loop() -> asyncio.AbstractEventLoop:
 
     Its selector polls only inside :func:`refereeing`; everywhere else it sleeps at
     once, as a plain loop does. It is always asyncio's selector loop around a
-    :class:`SpinningSelector`: a loop policy's own loop (uvloop, say; measured: no
-    faster here) is not used.
+    :class:`SpinningSelector`: a loop policy's own loop (uvloop, say) is not used
+    (docs/performance.md, "What did not help").
     """
     loop: asyncio.AbstractEventLoop | None = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
@@ -200,7 +221,7 @@ def refereeing(poll_us: int = DEFAULT_POLL_US) -> Iterator[None]:
             _refereeing += 1
             counted = True
         # One CPU: polling would hold the CPU the bot needs (see the module docstring).
-        selector.spin_s, selector.enabled = poll_us / 1e6, process_cpus() >= 2
+        selector.spin_s, selector.enabled, selector.score = poll_us / 1e6, process_cpus() >= 2, 1.0
         yield
     finally:
         selector.spin_s, selector.enabled = before

@@ -121,6 +121,38 @@ def test_a_wait_past_the_window_blocks_for_what_is_left_of_its_timeout(
     assert blocked == pytest.approx(0.030, abs=0.0015)
 
 
+def test_polls_that_keep_missing_stop_until_a_probe_finds_an_answer(
+    pair: tuple[socket.socket, socket.socket], waits: list[float | None], fake_clock: list[float]
+) -> None:
+    """On a loaded machine answers come after the window: the selector stops polling
+    (a spinning referee would take the CPU a bot needs), probes one wait in
+    PROBE_EVERY, and polls again once the probes find their answers."""
+    a, b = pair
+    sel = _selector(0.003, a)
+
+    def polled(n: int, ready: bool) -> int:
+        """How many of ``n`` waits polled."""
+        count = 0
+        for _ in range(n):
+            waits.clear()
+            if ready:
+                b.send(b"x")
+            assert bool(sel.select(0.004)) == ready
+            if ready:
+                a.recv(1)
+            count += 0 in waits
+        return count
+
+    assert polled(6, ready=False) == 6  # each missed: the score falls below PAYS
+    assert sel.score < eventloop.PAYS
+    assert polled(2 * eventloop.PROBE_EVERY, ready=False) == 2  # probes only
+    # Answers come at once now: the probes find them, and after a few the selector polls again.
+    assert polled(4 * eventloop.PROBE_EVERY, ready=True) > 4
+    assert sel.score >= eventloop.PAYS
+    assert polled(4, ready=True) == 4
+    sel.close()
+
+
 def test_a_wait_without_timeout_polls_then_blocks_without_one(
     pair: tuple[socket.socket, socket.socket], waits: list[float | None], fake_clock: list[float]
 ) -> None:
