@@ -50,6 +50,7 @@ test: setup-dev setup-lang lint lint-proto typecheck
 bench: setup-dev
 	$(PY) bench/engine.py
 	$(PY) bench/protocol.py
+	$(PY) bench/protocol.py --load $$(nproc)
 	$(PY) bench/polling.py
 	$(PY) bench/strength.py
 	$(PY) bench/league.py

@@ -1,5 +1,6 @@
-"""What machine a benchmark ran on (printed with every figure), and the idle-time settings
-benchmarks measure: the VM's halt polling and the referee's polling window."""
+"""What machine a benchmark ran on (printed with every figure), the idle-time settings
+benchmarks measure (the VM's halt polling, the referee's polling window), and a CPU load
+the benchmark starts itself (``--load``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import os
 import platform
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from importlib import metadata
@@ -97,11 +99,38 @@ def _write(path: str, value: str) -> None:
         f.write(value)
 
 
-def spin_us_arg(text: str) -> int:
-    """``--spin-us`` for argparse: a polling window for the referee's event loop, in µs."""
-    from arena.referee.eventloop import MAX_SPIN_US, check_spin_us  # the callers put arena on sys.path
+def poll_us_arg(text: str) -> int:
+    """``--poll-us`` for argparse: a polling window for the referee's event loop, in µs."""
+    from arena.referee.eventloop import MAX_POLL_US, check_poll_us  # the callers put arena on sys.path
 
     try:
-        return check_spin_us(int(text))
+        return check_poll_us(int(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_SPIN_US}, not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number of µs from 0 to {MAX_POLL_US}, not {text!r}") from None
+
+
+BUSY = "while True: pass"
+"""What each process of a load runs: a pure CPU loop, no memory, no I/O."""
+
+
+@contextlib.contextmanager
+def busy_load(n: int) -> Iterator[list[int]]:
+    """``n`` processes that each keep a CPU busy for the duration (``--load N``: N for a
+    machine of N CPUs loads every one), placed by the system; yields their pids. Every
+    one is killed on the way out, also when the run fails or is interrupted (SIGTERM
+    ends the run through this block, as Ctrl-C does)."""
+    if n < 0:
+        raise SystemExit(f"--load must be 0 or more, not {n}")
+    procs: list[subprocess.Popen[bytes]] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum)) if n else None
+    try:
+        for _ in range(n):
+            procs.append(subprocess.Popen([sys.executable, "-c", BUSY], stdin=subprocess.DEVNULL))
+        yield [p.pid for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
