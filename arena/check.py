@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from arena.engine import MusState, Rules, SeatView, Sena, is_in
-from arena.engine.actions import format_legal
+from arena.engine import MusState, Rules, SeatView, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, play_match

@@ -36,6 +36,7 @@ from typing import Any
 
 from arena.engine import (
     CARDS,
+    SUIT_CHARS,
     Action,
     HandResult,
     IllegalActionError,
@@ -43,10 +44,9 @@ from arena.engine import (
     MusState,
     Rules,
     Sena,
+    format_legal,
     parse_rank,
 )
-from arena.engine.actions import format_legal
-from arena.engine.cards import SUIT_CHARS
 from arena.results import format_result, result_to_json
 
 __all__ = [

@@ -47,8 +47,8 @@ from arena.engine import (
     Rules,
     SeatView,
     format_cards,
+    format_legal,
 )
-from arena.engine.actions import format_legal
 from arena.referee.player import (
     Decision,
     DecisionTiming,

@@ -3,9 +3,9 @@
 :class:`RemoteBot` satisfies the referee's ``Player`` protocol with ``async`` methods on
 ``grpc.aio``: the referee's coroutine writes each request on the stream itself and a
 reader task queues the answers, so a decision costs no thread hand-off on the arena's
-side (measured: the sync API's request and response threads cost a third of the
-throughput). :meth:`RemoteBot.decide` waits for the answer naming its request id until
-the deadline. Everything a bot can do wrong
+side (docs/performance.md, "The client"). A decision is asked in two phases,
+:meth:`RemoteBot.send` then :meth:`RemoteBot.receive`, which waits for the answer naming
+its request id until the deadline. Everything a bot can do wrong
 becomes a :class:`~arena.referee.player.BotFault`: no answer in time (TIMEOUT), a dead
 process or stream (CRASH), an unreadable answer (MALFORMED), another request's id
 (WRONG_REQUEST), and the bot's own report that it failed, a ``BotError`` answer
@@ -129,9 +129,9 @@ class _Inbox:
     """The answers read from one stream, waiting for the decision that takes them.
 
     ``asyncio.Queue`` without what one reader and one waiting decision do not need
-    (bounds, putters, ``join``, its loop check on every wait): about 2 µs less of the
-    arena's CPU per decision. As with a queue, an item stays in ``items`` until it is
-    taken, so a decision cancelled at its deadline never loses an answer.
+    (bounds, putters, ``join``, its loop check on every wait). As with a queue, an item
+    stays in ``items`` until it is taken, so a decision cancelled at its deadline never
+    loses an answer.
     """
 
     __slots__ = ("_loop", "_waiter", "items", "nbytes")
@@ -615,12 +615,10 @@ class RemoteBot:
         """The deadline watchdog: ends the wait for a decision past its deadline, and a
         write blocked past :attr:`write_timeout_s`.
 
-        Why not ``asyncio.timeout`` per decision: its timer, context object and task
-        bookkeeping were ~6% of the arena's main-thread samples in a match (py-spy), for
-        a deadline that almost never fires; this watchdog gave +8% decisions/s (median
-        of 10 paired A/B matches). Deadlines only move later from one decision to the
-        next, so one timer serves many decisions: when it fires early for the current
-        decision, it re-arms itself for that decision's deadline.
+        One timer serves many decisions rather than an ``asyncio.timeout`` each
+        (docs/performance.md, "The client"): deadlines only move later from one
+        decision to the next, so when the timer fires early for the current decision,
+        it re-arms itself for that decision's deadline.
 
         Both limits move later by the arena's stalls since the wait began (the loop's
         :class:`~arena.referee.eventloop.StallMeter`; a timer firing late after a stall

@@ -27,7 +27,7 @@ import pytest
 from adversarial_helpers import REPO, TAG_ENV, TRIVIAL_BOT
 from remote_helpers import wait_gone
 
-from arena.engine.cards import Card
+from arena.engine import Card
 from arena.handlog import untimed
 
 SNOOP = Path(__file__).resolve().parent / "bots" / "snoop"

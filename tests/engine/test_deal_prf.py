@@ -16,8 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.engine import MusCorrido, MusState, Rules
-from arena.engine.cards import CARDS
+from arena.engine import CARDS, MusCorrido, MusState, Rules
 from arena.engine.random_play import random_action
 
 big_seeds = st.integers(min_value=0, max_value=2**256 - 1)

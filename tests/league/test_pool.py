@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine.cards import Card
+from arena.engine import Card
 from arena.league.config import load_league
 from arena.league.pool import ProcessPool
 from arena.league.runmatch import Seating, run_match

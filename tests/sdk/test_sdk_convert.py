@@ -112,7 +112,7 @@ class TestCards:
             assert cv.card_from_proto(msg) is c
 
     def test_notation_matches_engine(self) -> None:
-        """Text notation is rank char + suit char, as arena/engine/cards.py."""
+        """Text notation is rank char + suit char, as mus_core/cards.py."""
         assert [str(c) for c in parse_cards("Ro 7c Ae Sb 12o 1c")] == ["Ro", "7c", "Ae", "Sb", "Ro", "Ac"]
         assert all(Card.parse(str(c)) is c for c in CARDS)
         assert int(Card.parse("Ro")) == 9 * 4 + 0
