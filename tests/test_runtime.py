@@ -55,7 +55,7 @@ def test_the_default_polls_and_pins_nothing() -> None:
         ({"poll_us": MAX_POLL_US + 1}, "poll_us: the polling window"),
         ({"poll_us": True}, "poll_us: the polling window"),
         ({"poll_us": 0.5}, "poll_us: the polling window"),
-        ({"affinity": "lots"}, "affinity: the affinity must be 'none', 'auto' or a CPU list"),
+        ({"affinity": "lots"}, "affinity: must be 'none', 'auto' or a CPU list"),
         ({"affinity": 3}, "affinity: must be 'auto' or a CPU list"),
         ({"affinity": "9999"}, "affinity: CPU 9999 is not available to the arena"),
         ({"jobs": 0}, "jobs: must be an integer >= 1"),

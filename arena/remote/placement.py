@@ -85,17 +85,17 @@ def parse_affinity(text: str, available: frozenset[int] | None = None, *, check:
         return AUTO
     # Spaces only around the separators: "0 1" is a typo, not CPU 1 or CPU 01.
     if not re.fullmatch(r"\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*", value):
-        raise PlacementError(f"the affinity must be 'none', 'auto' or a CPU list such as 1 or 2-3 or 0,2,4-7; not {text!r}")
+        raise PlacementError(f"must be 'none', 'auto' or a CPU list such as 1 or 2-3 or 0,2,4-7; not {text!r}")
     ranges: list[tuple[int, int]] = []
     for part in re.split(r"\s*,\s*", value):
         lo, _, hi = part.partition("-")
         first, last = int(lo), int(hi or lo)
         if last < first:
-            raise PlacementError(f"the affinity's range {first}-{last} is backwards (write {last}-{first})")
+            raise PlacementError(f"the range {first}-{last} is backwards (write {last}-{first})")
         ranges.append((first, last))
     if not check:
         if any(last > MAX_CPU for _, last in ranges):
-            raise PlacementError(f"the affinity's CPU numbers stop at {MAX_CPU}")
+            raise PlacementError(f"CPU numbers stop at {MAX_CPU}")
         return format_cpus(frozenset(cpu for first, last in ranges for cpu in range(first, last + 1)))
     if available is None:
         available = available_cpus()

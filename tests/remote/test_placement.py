@@ -48,7 +48,7 @@ def test_settings_parse_to_their_canonical_form(text: str, canonical: str | None
         ("1,,2", "must be 'none', 'auto' or a CPU list"),
         ("-1", "must be 'none', 'auto' or a CPU list"),
         ("0 1", "must be 'none', 'auto' or a CPU list"),  # a typo, not CPU 1 or 01
-        ("4-2", "range 4-2 is backwards"),
+        ("4-2", "the range 4-2 is backwards"),
         ("7-9", "CPU 8-9 is not available to the arena (available: 0-7)"),
         ("3,9", "CPU 9 is not available"),
         ("0-4000000000", "CPU 8-4000000000 is not available"),  # refused without building the set
