@@ -135,7 +135,9 @@ def test_flood_of_300_mib_is_drained_and_capped(spawn, pool) -> None:
     with RssSampler() as rss:
         bot = spawn("flood", MUS_ZOO_FLOOD_MB="300")
         played = play(pool.table(bot, 3), config(decision_ms=2000))
-        wait_for(lambda: bot.process.stdout_bytes >= flood and bot.process.stderr_bytes >= flood, 30,
+        # A generous bound (a hang, not slowness, is what fails): 1.5 s on a quiet
+        # machine, 20 s with both CPUs busy, over 30 s seen with the load at 30.
+        wait_for(lambda: bot.process.stdout_bytes >= flood and bot.process.stderr_bytes >= flood, 150,
                  "the flood to be drained")
         close_all([bot])
     elapsed = time.monotonic() - t0
@@ -147,7 +149,7 @@ def test_flood_of_300_mib_is_drained_and_capped(spawn, pool) -> None:
     print(f"flood: 2 x 300 MiB drained in {elapsed:.2f} s; arena RSS {rss.start / MiB:.0f} MiB, "
           f"peak growth {rss.growth / MiB:.1f} MiB")
     assert rss.growth < ARENA_RSS_LIMIT
-    assert elapsed < 60  # about 1.5 s on a quiet machine; 20 s seen with both CPUs busy
+    assert elapsed < 180  # the match and the drain: no stream blocked
 
 
 # --------------------------------------------------------------------------- signals

@@ -49,7 +49,7 @@ def test_vacas_and_games_reach_real_bots(tmp_path: Path) -> None:
     try:
         for b in bots:
             b.connect()
-        players: list[Any] = list(bots)  # RemoteBot is a PreparingPlayer; async methods are checked at run time
+        players: list[Any] = list(bots)  # RemoteBot is a PipelinedPlayer; async methods are checked at run time
         result = play_match(players, cfg, on_hand=hands.append)
     finally:
         for b in bots:
