@@ -252,13 +252,6 @@ class RemoteBot:
     def __repr__(self) -> str:
         return f"<RemoteBot {self.label} {self.name} pid={self.process.pid if self.process else None}>"
 
-    def __enter__(self) -> RemoteBot:
-        self.connect()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ lifecycle
 
     def connect(self, info_timeout_s: float = 5.0) -> svc.GetInfoResponse:
@@ -728,9 +721,3 @@ class RemoteBot:
     def is_dead(self) -> bool:
         """Whether the bot's process has exited (it is restarted before the next match)."""
         return self.process is not None and not self.process.alive()
-
-    def restart(self) -> None:
-        """Stop whatever is left of the bot and start it again."""
-        self.close()
-        self.process = None
-        self.connect()

@@ -75,7 +75,7 @@ class Pool:
     def table(self, bot: Player, seat: int) -> list[Player]:
         for i, b in enumerate(self.bots):
             if b.is_dead():  # a previous test broke it: restart it, and say so
-                b.restart()
+                restart(b)
                 pytest.fail(f"pool bot {i} was dead at the start of this test")
         players: list[Player] = list(self.bots)
         players.insert(seat, bot)
@@ -194,3 +194,11 @@ def check_log(played: Played) -> None:
 
 def result_players(result: MatchResult) -> int:
     return len(result.seats)
+
+
+def restart(bot: RemoteBot) -> None:
+    """Stop whatever is left of ``bot`` and start its process again (as a pool does
+    with a new RemoteBot after a fault)."""
+    bot.close()
+    bot.process = None
+    bot.connect()

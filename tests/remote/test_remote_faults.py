@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from remote_helpers import Played, close_all, config, pid_alive, play, wait_gone
+from remote_helpers import Played, close_all, config, pid_alive, play, restart, wait_gone
 
 from arena.referee.player import FaultKind
 from arena.remote.process import LOG_CAP_BYTES, BotStartError
@@ -88,7 +88,7 @@ def test_crashes_mid_hand_then_restarts(spawn, pool, tmp_path: Path) -> None:
     assert "testbot: crashing at request" in (bot.log_dir / f"{bot.label}.stderr.log").read_text()
     assert marker.exists() and bot.is_dead()
 
-    bot.restart()  # as before the next match
+    restart(bot)  # as before the next match
     assert not bot.is_dead()
     again = play(pool.table(bot, 1), config(match_id="after-restart"))
     assert_completed(again)
