@@ -28,9 +28,6 @@ The kernel's own default for halt polling is the same 200 µs."""
 MAX_POLL_US = 10_000
 """The largest window accepted: beyond it, polling is just burning a CPU."""
 
-DEFAULT_SPIN_US, MAX_SPIN_US = DEFAULT_POLL_US, MAX_POLL_US
-"""The former names, until every caller takes an :class:`arena.runtime.Runtime`."""
-
 _clock = time.perf_counter
 
 
