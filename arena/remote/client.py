@@ -9,7 +9,7 @@ its request id until the deadline. Everything a bot can do wrong
 becomes a :class:`~arena.referee.player.BotFault`: no answer in time (TIMEOUT), a dead
 process or stream (CRASH), an unreadable answer (MALFORMED), another request's id
 (WRONG_REQUEST), and the bot's own report that it failed, a ``BotError`` answer
-(BOT_ERROR, at once; :func:`bot_error_detail` makes what it says printable and short).
+(BOT_ERROR, at once; :func:`~arena.remote.untrusted.error_report` makes what it says printable and short).
 A late answer to an earlier, timed-out request is discarded, and so is
 an answer to a request that was already charged as WRONG_REQUEST.
 
@@ -23,20 +23,14 @@ What a hostile bot cannot do (issue 14, points 7 and 8):
 * **Be charged for the arena's own stalls.** Deadlines and write timeouts move later by
   the time the arena's loop did not run (SIGSTOP, a paused VM, a long GC), as measured
   by the loop's :class:`~arena.referee.eventloop.StallMeter`.
-* **Fill the arena's memory.** A bot owes one answer per request. The reader counts
-  what it reads from each stream; beyond :data:`UNSOLICITED_ALLOWANCE` messages more
-  than the answers owed, :data:`STREAM_BUDGET_BYTES` in the match, or
-  :data:`INBOX_BUDGET_BYTES` read and not yet taken, the bot flooded its stream: the
-  stream is cancelled, the reader stops, what it queued is dropped, and the seat's
-  decisions are CRASH faults (``the bot flooded its stream: …``). After the match end
-  nothing is queued: the reader discards what comes, within the same limits. So the
-  arena holds at most :data:`INBOX_BUDGET_BYTES` plus one message per seat.
+* **Fill the arena's memory.** The stream's reader counts what it reads against a flood
+  (:mod:`arena.remote.inbox`); a bot that floods its stream loses it, and its
+  decisions are CRASH faults.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -50,16 +44,12 @@ from arena.referee.eventloop import StallMeter, stall_meter, thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.referee.session import Turn
 from arena.remote.encoder import EncodedRequest, RequestEncoder
+from arena.remote.inbox import BOT_CLOSED, CLOSED, MAX_MESSAGE_BYTES, Inbox
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
 from arena.remote.process import BotProcess, BotStartError
-from arena.remote.untrusted import printable
+from arena.remote.untrusted import error_report, printable
 from arena.wire import convert as wire
 
-MAX_MESSAGE_BYTES = 1024 * 1024
-"""Largest message accepted from a bot; a bigger one breaks its stream (a CRASH fault)."""
-
-_CLOSED = object()
-_BOT_CLOSED = "the bot closed the stream"
 _PLAY_METHOD = "/mus.v1.BotService/Play"
 END_GRACE_S = 2.0
 """After the match end, how long a bot has to read everything and end its side of the stream."""
@@ -70,95 +60,7 @@ its stream) before the stream is dead; the arena's own stalls are not counted. A
 blocked past a decision's deadline makes that decision wait for it, up to this long,
 once per match at most: a seat whose stream is dead is a CRASH at once."""
 
-UNSOLICITED_ALLOWANCE = 8
-"""Messages a bot may send on one stream beyond the answers it owes (one per request):
-room for a few duplicate answers, each already a fault. One more is a flood."""
-
-INBOX_BUDGET_BYTES = 4 * MAX_MESSAGE_BYTES
-"""Bytes a bot's stream may hold read but not yet taken by a decision (never less than
-two messages of the bot's size limit); beyond, it flooded its stream."""
-
-STREAM_BUDGET_BYTES = 64 * 1024 * 1024
-"""Bytes a bot may send over one match. A real bot's answers are tens of bytes: 10,000
-hands take a few MiB. Beyond, it flooded its stream (this bounds the arena's work
-parsing a bot's padding, not only its memory)."""
-
 _STOPPED_READING = "the bot stopped reading its stream"
-
-
-ERROR_TYPE_CHARS = 100
-"""Characters of a ``BotError``'s type shown in a fault's detail."""
-ERROR_MESSAGE_CHARS = 500
-"""Characters of a ``BotError``'s message shown in a fault's detail."""
-TRACEBACK_LINES = (2, 4)
-"""Lines of a ``BotError``'s traceback shown in a fault's detail: all of them up to
-the sum plus one, else the first ones (the bot's own entry point, e.g. ``decide``) and
-the last ones (where it failed), with a line that counts those left out between."""
-TRACEBACK_LINE_CHARS = 200
-"""Characters of each traceback line shown."""
-
-
-def bot_error_detail(error: svc.BotError) -> str:
-    """The detail of the BOT_ERROR fault a bot's ``BotError`` answer is charged as:
-    ``Type: message`` on one line, then a few lines of its traceback, indented by four
-    spaces. Text from a bot: made printable (no control characters, one line per line)
-    and capped, so that it can go into the hand log and on the operator's terminal."""
-    kind = printable(error.error_type, ERROR_TYPE_CHARS) or "error"
-    # One line: a message's own line breaks become spaces (printable would escape them).
-    message = printable(error.message[:ERROR_MESSAGE_CHARS].replace("\r\n", " ").replace("\n", " "))
-    head = f"{kind}: {message}" if message else kind
-    # A bot's text is untrusted: only its two ends are split into lines, never more
-    # than can be shown (its message may be up to 1 MiB).
-    first, last = TRACEBACK_LINES
-    text = error.traceback
-    budget = (first + last + 1) * TRACEBACK_LINE_CHARS * 4
-    if len(text) <= 2 * budget:
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) > first + last + 1:
-            lines = [*lines[:first], f"… ({len(lines) - first - last} lines left out)", *lines[-last:]]
-    else:
-        head_lines = [line for line in text[:budget].splitlines() if line.strip()][:first]
-        tail_lines = [line for line in text[-budget:].splitlines()[1:] if line.strip()][-last:]  # [0] may be cut
-        left_out = text.count("\n") + 1 - len(head_lines) - len(tail_lines)  # blank lines counted
-        lines = [*head_lines, f"… (about {left_out} lines left out)", *tail_lines]
-    shown = [printable(line, TRACEBACK_LINE_CHARS) for line in lines]
-    return "\n".join([head, *("    " + line for line in shown)])
-
-
-class _Inbox:
-    """The answers read from one stream, waiting for the decision that takes them.
-
-    ``asyncio.Queue`` without what one reader and one waiting decision do not need
-    (bounds, putters, ``join``, its loop check on every wait). As with a queue, an item
-    stays in ``items`` until it is taken, so a decision cancelled at its deadline never
-    loses an answer.
-    """
-
-    __slots__ = ("_loop", "_waiter", "items", "nbytes")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._waiter: asyncio.Future[None] | None = None
-        self.items: deque[Any] = deque()
-        self.nbytes = 0
-        """Bytes of the messages in ``items`` (the reader adds, the decision subtracts)."""
-
-    def put(self, item: Any) -> None:
-        """Queue ``item`` and wake the decision waiting for it, if any."""
-        self.items.append(item)
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():  # cancelled at a deadline: nobody to wake
-                waiter.set_result(None)
-
-    async def get(self) -> Any:
-        """The oldest item, waiting for one if there is none."""
-        items = self.items
-        while not items:
-            waiter = self._waiter = self._loop.create_future()
-            await waiter
-        return items.popleft()
 
 
 class RemoteBot:
@@ -203,7 +105,7 @@ class RemoteBot:
         self._stub: Any = None
         self._call: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._recv: _Inbox | None = None
+        self._recv: Inbox | None = None
         self._stream_dead: str | None = None
         self._encoder = RequestEncoder()
         self._asked: Turn | None = None
@@ -227,10 +129,6 @@ class RemoteBot:
         self.write_timeout_s = WRITE_TIMEOUT_S
         """How long a write may stay blocked before the stream is dead (see WRITE_TIMEOUT_S)."""
         # What the stream's reader counts against a flood (see the module docstring).
-        self._sent = 0
-        self._received = 0
-        self._in_bytes = 0
-        self._ended = False
         self.ended_cleanly = False
         """Whether the last match's stream ended with the bot closing its side after
         reading everything (set by ``end_match``)."""
@@ -380,7 +278,7 @@ class RemoteBot:
                     if self._stream_dead is None:
                         await asyncio.wait_for(asyncio.shield(reader), END_GRACE_S)
                     # The bot read everything and closed its side: a clean end.
-                    self.ended_cleanly = self._stream_dead == _BOT_CLOSED
+                    self.ended_cleanly = self._stream_dead == BOT_CLOSED
             except Exception:
                 pass
             call.cancel()
@@ -393,53 +291,9 @@ class RemoteBot:
 
     # ------------------------------------------------------------------ the stream
 
-    async def _read(self, call: Any, recv: _Inbox) -> None:
-        """Queue the bot's messages (raw bytes: decide parses them) until the stream
-        ends, breaks, or the bot floods it (see the module docstring)."""
-        budget = max(INBOX_BUDGET_BYTES, 2 * self.max_message_bytes)
-        try:
-            while True:
-                raw = await call.read()
-                if raw is grpc.aio.EOF:
-                    self._stream_dead = _BOT_CLOSED
-                    break
-                size = len(raw)
-                self._received += 1
-                self._in_bytes += size
-                if (
-                    self._received - self._sent > UNSOLICITED_ALLOWANCE
-                    or self._in_bytes > STREAM_BUDGET_BYTES
-                    or recv.nbytes + size > budget
-                ):
-                    self._stream_dead = self._flood_detail(recv.nbytes + size, budget)
-                    # Stop reading: cancelling the call makes gRPC drop the rest, and
-                    # what was queued goes now, not when the match ends.
-                    call.cancel()
-                    recv.items.clear()
-                    recv.nbytes = 0
-                    break
-                if self._ended:
-                    continue  # after the match end nobody takes anything: discard
-                recv.nbytes += size
-                recv.put(raw)
-        except asyncio.CancelledError:
-            raise
-        except grpc.RpcError as exc:
-            code = exc.code()
-            self._stream_dead = f"stream broken: {code.name if code else '?'} {exc.details() or ''}".strip()
-        except Exception as exc:
-            self._stream_dead = f"stream broken: {type(exc).__name__}: {exc}"
-        recv.put(_CLOSED)
-
-    def _flood_detail(self, waiting: int, budget: int) -> str:
-        extra = self._received - self._sent
-        if extra > UNSOLICITED_ALLOWANCE:
-            why = f"{extra} messages more than the answers it owed (allowed: {UNSOLICITED_ALLOWANCE})"
-        elif self._in_bytes > STREAM_BUDGET_BYTES:
-            why = f"{self._in_bytes} bytes in this match (budget: {STREAM_BUDGET_BYTES})"
-        else:
-            why = f"{waiting} bytes read and not asked for yet (budget: {budget})"
-        return f"the bot flooded its stream: {why}"
+    def _ended_because(self, why: str) -> None:
+        """The reader's news: the stream ended (the bot closed it, broke it, or flooded it)."""
+        self._stream_dead = why
 
     async def _write(self, msg: svc.PlayRequest | bytes) -> None:
         """Write one notification (match start, hand end, match end). A broken stream,
@@ -479,8 +333,6 @@ class RemoteBot:
         self._stream_dead = None
         self.ended_cleanly = False
         self._late_ok = set()
-        self._sent = self._received = self._in_bytes = 0
-        self._ended = False
         self._encoder.start_match(info.match_id, info.rules)
         if self._channel is None:
             self._stream_dead = "not connected"
@@ -490,8 +342,9 @@ class RemoteBot:
         self._call = self._channel.stream_stream(_PLAY_METHOD, request_serializer=None, response_deserializer=None)()
         self._loop = asyncio.get_running_loop()
         self._stalls = stall_meter(self._loop)
-        self._recv = _Inbox(self._loop)
-        self._reader = self._loop.create_task(self._read(self._call, self._recv))
+        self._recv = Inbox(self._loop)
+        self._reader = self._loop.create_task(
+            self._recv.read_from(self._call, self.max_message_bytes, self._ended_because))
         msg = svc.PlayRequest()
         msg.match_start.CopyFrom(
             wire.match_start_pb(info.match_id, info.seat, info.rules, info.seat_names, info.decision_ms, info.time_bank_ms)
@@ -522,7 +375,7 @@ class RemoteBot:
         self._stall0 = self._stalls.hold()
         if self._watchdog is None or self._watch_at > deadline:
             self._arm(deadline)
-        self._sent += 1  # one answer owed (the reader's flood count)
+        self._recv.sent += 1  # one answer owed (the reader's flood count)
         self._encoder.sent(request)
         self._write_from = now
         try:
@@ -654,8 +507,8 @@ class RemoteBot:
         """The decision in ``response``, None for a stale answer to skip, or a fault."""
         recv = self._recv
         assert recv is not None
-        if response is _CLOSED:
-            recv.put(_CLOSED)  # keep the stream marked closed for later calls
+        if response is CLOSED:
+            recv.put(CLOSED)  # keep the stream marked closed for later calls
             raise BotFault(FaultKind.CRASH, self._crash_detail())
         recv.nbytes -= len(response)
         try:
@@ -677,7 +530,7 @@ class RemoteBot:
             self._late_ok.add(request_id)
             raise BotFault(FaultKind.WRONG_REQUEST, f"answered request {d.request_id}, asked {request_id}")
         if which == "error":
-            raise BotFault(FaultKind.BOT_ERROR, bot_error_detail(d))
+            raise BotFault(FaultKind.BOT_ERROR, error_report(d.error_type, d.message, d.traceback))
         try:
             action = wire.action_from_pb(d.action)
             sena = wire.sena_from_pb(d.sena) if d.HasField("sena") else None
@@ -701,7 +554,8 @@ class RemoteBot:
 
     async def end_match(self, info: MatchEndInfo) -> None:
         """Send the match end and close the stream."""
-        self._ended = True  # the reader discards what comes from now on
+        if self._recv is not None:
+            self._recv.ended = True  # the reader discards what comes from now on
         msg = svc.PlayRequest()
         msg.match_end.CopyFrom(wire.match_end_pb(info.winner_team, info.games_won, info.reason, info.detail,
                                                  info.vacas_won))

@@ -59,3 +59,43 @@ def loopback_host(host: str) -> str:
     if not ip.is_loopback:
         raise AddressRefused(f"host {host!r} is not on loopback: the arena only connects to bots on this machine")
     return host
+
+
+ERROR_TYPE_CHARS = 100
+"""Characters of a ``BotError``'s type shown in a fault's detail."""
+ERROR_MESSAGE_CHARS = 500
+"""Characters of a ``BotError``'s message shown in a fault's detail."""
+TRACEBACK_LINES = (2, 4)
+"""Lines of a ``BotError``'s traceback shown in a fault's detail: all of them up to
+the sum plus one, else the first ones (the bot's own entry point, e.g. ``decide``) and
+the last ones (where it failed), with a line that counts those left out between."""
+TRACEBACK_LINE_CHARS = 200
+"""Characters of each traceback line shown."""
+
+
+def error_report(error_type: str, message: str, traceback: str) -> str:
+    """The detail of the BOT_ERROR fault a bot's ``BotError`` answer (its type, message
+    and traceback) is charged as:
+    ``Type: message`` on one line, then a few lines of its traceback, indented by four
+    spaces. Text from a bot: made printable (no control characters, one line per line)
+    and capped, so that it can go into the hand log and on the operator's terminal."""
+    kind = printable(error_type, ERROR_TYPE_CHARS) or "error"
+    # One line: a message's own line breaks become spaces (printable would escape them).
+    message = printable(message[:ERROR_MESSAGE_CHARS].replace("\r\n", " ").replace("\n", " "))
+    head = f"{kind}: {message}" if message else kind
+    # A bot's text is untrusted: only its two ends are split into lines, never more
+    # than can be shown (its message may be up to 1 MiB).
+    first, last = TRACEBACK_LINES
+    text = traceback
+    budget = (first + last + 1) * TRACEBACK_LINE_CHARS * 4
+    if len(text) <= 2 * budget:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > first + last + 1:
+            lines = [*lines[:first], f"… ({len(lines) - first - last} lines left out)", *lines[-last:]]
+    else:
+        head_lines = [line for line in text[:budget].splitlines() if line.strip()][:first]
+        tail_lines = [line for line in text[-budget:].splitlines()[1:] if line.strip()][-last:]  # [0] may be cut
+        left_out = text.count("\n") + 1 - len(head_lines) - len(tail_lines)  # blank lines counted
+        lines = [*head_lines, f"… (about {left_out} lines left out)", *tail_lines]
+    shown = [printable(line, TRACEBACK_LINE_CHARS) for line in lines]
+    return "\n".join([head, *("    " + line for line in shown)])

@@ -20,12 +20,12 @@ from arena.referee.player import FaultKind
 
 FLOODER = Path(__file__).resolve().parent / "bots" / "flooder"
 UNSOLICITED_ALLOWANCE = 8
-"""client.UNSOLICITED_ALLOWANCE (not imported: the test also runs against older arenas)."""
+"""inbox.UNSOLICITED_ALLOWANCE (not imported: the test also runs against older arenas)."""
 STREAM_BUDGET_BYTES = 64 * MiB
-"""client.STREAM_BUDGET_BYTES: the most a bot may send in one match."""
+"""inbox.STREAM_BUDGET_BYTES: the most a bot may send in one match."""
 ARENA_RSS_BUDGET = 48 * MiB
 """What the arena may grow by while a bot floods: the reader's budget
-(client.INBOX_BUDGET_BYTES, 4 MiB) plus gRPC's buffers and the sampling's noise, far
+(inbox.INBOX_BUDGET_BYTES, 4 MiB) plus gRPC's buffers and the sampling's noise, far
 below the floods sent (300 MiB)."""
 
 

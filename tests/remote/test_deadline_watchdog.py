@@ -11,17 +11,18 @@ from pathlib import Path
 import pytest
 from mus.v1 import bot_service_pb2 as svc
 
-from arena.engine import MusState, Rules, SeatView
+from arena.engine import MusState, Observation, Rules
 from arena.referee.eventloop import STALL_GRACE_S, stall_meter
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
-from arena.remote.client import RemoteBot, _Inbox
+from arena.remote.client import RemoteBot
+from arena.remote.inbox import Inbox
 from arena.remote.manifest import BotAddress
 
 
 class FakeCall:
     """Answers each request after ``delays[request_id]`` seconds (absent: never)."""
 
-    def __init__(self, recv: _Inbox, delays: dict[int, float]) -> None:
+    def __init__(self, recv: Inbox, delays: dict[int, float]) -> None:
         self.recv = recv
         self.delays = delays
 
@@ -40,7 +41,7 @@ class FakeCall:
             asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put, answer.SerializeToString())
 
 
-def a_view() -> SeatView:
+def a_view() -> Observation:
     state = MusState.new(Rules(), seed=1)
     assert state.to_act is not None
     return state.view(state.to_act)
@@ -50,7 +51,7 @@ def fake_bot(tmp_path: Path, delays: dict[int, float]) -> RemoteBot:
     bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
     bot._loop = asyncio.get_running_loop()
     bot._stalls = stall_meter(bot._loop)
-    bot._recv = _Inbox(bot._loop)
+    bot._recv = Inbox(bot._loop)
     bot._call = FakeCall(bot._recv, delays)
     return bot
 
@@ -160,7 +161,7 @@ def test_an_answer_arriving_as_its_wait_is_cancelled_is_kept() -> None:
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
-        inbox = _Inbox(loop)
+        inbox = Inbox(loop)
         waiting = loop.create_task(inbox.get())
         await asyncio.sleep(0)  # the task now waits
         inbox.put("answer")  # wakes the waiter...
@@ -179,7 +180,7 @@ class SlowWriteCall(FakeCall):
     """As FakeCall, but each write takes ``write_s`` seconds (flow control holding it),
     and records whether a write was cancelled (grpc.aio then cancels the whole RPC)."""
 
-    def __init__(self, recv: _Inbox, delays: dict[int, float], write_s: float) -> None:
+    def __init__(self, recv: Inbox, delays: dict[int, float], write_s: float) -> None:
         super().__init__(recv, delays)
         self.write_s = write_s
         self.write_cancelled = False

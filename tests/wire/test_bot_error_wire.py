@@ -13,15 +13,10 @@ from mus.v1 import bot_service_pb2 as svc
 from mus_sdk.server import error_response
 
 from arena.referee.player import BotFault, FaultKind
-from arena.remote.client import (
-    ERROR_MESSAGE_CHARS,
-    ERROR_TYPE_CHARS,
-    TRACEBACK_LINE_CHARS,
-    RemoteBot,
-    _Inbox,
-    bot_error_detail,
-)
+from arena.remote.client import RemoteBot
+from arena.remote.inbox import Inbox
 from arena.remote.manifest import BotAddress
+from arena.remote.untrusted import ERROR_MESSAGE_CHARS, ERROR_TYPE_CHARS, TRACEBACK_LINE_CHARS, error_report
 
 
 class Unlucky(Exception):
@@ -46,7 +41,7 @@ def check(tmp_path: Path, data: bytes, request_id: int, late_ok: frozenset[int] 
 
     async def run() -> object:
         bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
-        bot._recv = _Inbox(asyncio.get_running_loop())
+        bot._recv = Inbox(asyncio.get_running_loop())
         bot._recv.nbytes = len(data)
         bot._late_ok = set(late_ok)
         return bot._check_response(data, request_id)
@@ -105,3 +100,8 @@ def test_a_long_traceback_keeps_its_first_and_last_lines() -> None:
     ]
     # Short enough: all of it; nothing at all from a bot that sent only an error.
     assert bot_error_detail(svc.BotError(traceback="a\nb")).splitlines() == ["error", "    a", "    b"]
+
+
+def bot_error_detail(error: svc.BotError) -> str:
+    """The fault detail of a ``BotError`` answer, as the client builds it."""
+    return error_report(error.error_type, error.message, error.traceback)
