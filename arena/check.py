@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from arena.engine import MusState, Rules, SeatView, Sena, format_legal, is_in
+from arena.engine import MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, play_match
@@ -347,7 +347,7 @@ def _logged_text(action: str, sena: str | None) -> str:
     return action + (f" + seña {sena}" if sena else "")
 
 
-def _judge(report: AgainstReport, where: str, view: SeatView, d: Decision, took: float, timing: DecisionTiming,
+def _judge(report: AgainstReport, where: str, view: Observation, d: Decision, took: float, timing: DecisionTiming,
            logged: str) -> None:
     """Count and describe one answer the bot gave again: late, illegal, or not as logged."""
     sena = d.sena.name.lower() if isinstance(d.sena, Sena) else None

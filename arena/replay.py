@@ -17,8 +17,8 @@ from arena.engine import (
     IllegalActionError,
     IllegalSignalError,
     MusState,
+    Observation,
     Rules,
-    SeatView,
     Sena,
     format_cards,
     parse_cards,
@@ -39,7 +39,7 @@ class ReplayedStep:
     """Per seat, whether that seat saw the seña."""
     ms: float | None
     fault: dict[str, Any] | None
-    view: SeatView | None = None
+    view: Observation | None = None
     """The acting seat's view before the step (only when asked for)."""
     phase: str = ""
     """``mus``, ``discard`` or the lance being bet (``grande`` …) when the step was taken."""

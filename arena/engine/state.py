@@ -112,7 +112,8 @@ class Observation:
 
     seat: int
     team: int
-    players: int
+    num_seats: int
+    """Seats at the table (``rules.players``)."""
     rules: Rules
     game: int
     hand: int
@@ -134,9 +135,26 @@ class Observation:
     """Empty unless this seat is to act."""
     legal_senas: tuple[Sena, ...]
     """Señas this seat may give right now."""
-    live_bet: LiveBet | None
-    mus_round: int
+    bet: LiveBet | None
+    """The live bet waiting for an answer, or ``None``."""
+    discard_round: int
     """Discard rounds completed in this hand."""
+
+    # Former names (the SDK and the proto say ``bet``, ``discard_round``, ``num_seats``).
+    @property
+    def live_bet(self) -> LiveBet | None:
+        """Deprecated alias of :attr:`bet`."""
+        return self.bet
+
+    @property
+    def mus_round(self) -> int:
+        """Deprecated alias of :attr:`discard_round`."""
+        return self.discard_round
+
+    @property
+    def players(self) -> int:
+        """Deprecated alias of :attr:`num_seats`."""
+        return self.num_seats
 
 
 SeatView = Observation
@@ -166,6 +184,7 @@ class MusState:
         "_dealer",
         "_declarations",
         "_deje",
+        "_discard_round",
         "_discard_seq",
         "_eligible",
         "_evals",
@@ -181,7 +200,6 @@ class MusState:
         "_legal_cache",
         "_mano",
         "_mus_calls",
-        "_mus_round",
         "_n",
         "_phase",
         "_pile",
@@ -461,9 +479,14 @@ class MusState:
         return self._phase
 
     @property
-    def mus_round(self) -> int:
+    def discard_round(self) -> int:
         """Discard rounds completed in the current hand."""
-        return self._mus_round
+        return self._discard_round
+
+    @property
+    def mus_round(self) -> int:
+        """Deprecated alias of :attr:`discard_round`."""
+        return self._discard_round
 
     @property
     def is_terminal(self) -> bool:
@@ -493,11 +516,16 @@ class MusState:
         return self._winner
 
     @property
-    def live_bet(self) -> LiveBet | None:
-        """The bet waiting for an answer, if any."""
+    def bet(self) -> LiveBet | None:
+        """The live bet waiting for an answer, if any."""
         if self._phase != Phase.BETTING or self._bet_team < 0:
             return None
         return LiveBet(self._bet_team, self._bet_seat, self._stake, self._deje, self._is_ordago)
+
+    @property
+    def live_bet(self) -> LiveBet | None:
+        """Deprecated alias of :attr:`bet`."""
+        return self.bet
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """What the seat to act may do, in a fixed order.
@@ -559,7 +587,7 @@ class MusState:
         return Observation(
             seat=seat,
             team=seat & 1,
-            players=self._n,
+            num_seats=self._n,
             rules=self._rules,
             game=self._game_no,
             hand=self._hand_no,
@@ -575,8 +603,8 @@ class MusState:
             history=history,
             legal_actions=self.legal_actions() if acting else (),
             legal_senas=self.legal_senas(seat),
-            live_bet=self.live_bet,
-            mus_round=self._mus_round,
+            bet=self.bet,
+            discard_round=self._discard_round,
         )
 
     @property
@@ -689,7 +717,7 @@ class MusState:
         self._sig_window = set()  # the seña window after the deal
         self._sig_turn_used = False
         self._mus_calls = 0
-        self._mus_round = 0
+        self._discard_round = 0
         self._discard_seq = 0
         self._reshuffles = 0
         self._bet_team = -1
@@ -761,9 +789,9 @@ class MusState:
             self._to_act_seat = (seat + 1) % self._n
             return
         self._serve_replacements()
-        self._mus_round += 1
-        self._history.append(Event(EventKind.REPLACEMENTS, value=self._mus_round))
-        if self._rules.max_mus_rounds is not None and self._mus_round >= self._rules.max_mus_rounds:
+        self._discard_round += 1
+        self._history.append(Event(EventKind.REPLACEMENTS, value=self._discard_round))
+        if self._rules.max_mus_rounds is not None and self._discard_round >= self._rules.max_mus_rounds:
             self._corrido = False
             self._start_lances()
             self._sig_window = set()  # the seña window after these replacements (§9.3)

@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from arena.engine import Action, HandResult, Rules, SeatView, Sena
+from arena.engine import Action, HandResult, Observation, Rules, Sena
 
 if TYPE_CHECKING:
     from arena.referee.session import Turn
@@ -111,7 +111,7 @@ class Player(Protocol):
     def start_match(self, info: MatchStartInfo) -> Awaitable[None] | None:
         """Called once before the first decision."""
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Awaitable[Decision] | Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Awaitable[Decision] | Decision:
         """Return the seat's decision for ``view`` within ``timing.deadline_s`` seconds."""
         ...
 

@@ -30,4 +30,4 @@ def default_action(state: MusState) -> Action:
         seat = state.to_act
         assert seat is not None
         return discard([min(state.hands[seat])])
-    return PASO if state.live_bet is None else NO_QUIERO
+    return PASO if state.bet is None else NO_QUIERO

@@ -44,8 +44,8 @@ from arena.engine import (
     IllegalActionError,
     IllegalSignalError,
     MusState,
+    Observation,
     Rules,
-    SeatView,
     format_cards,
     format_legal,
 )
@@ -149,7 +149,7 @@ class Turn:
 
     seat: int
     request_id: int
-    view: SeatView
+    view: Observation
     timing: DecisionTiming
 
 

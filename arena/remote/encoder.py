@@ -23,7 +23,7 @@ from typing import Any
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
 
-from arena.engine import CARDS, Card, Event, Lance, LegalAction, Phase, Rules, SeatView, Sena
+from arena.engine import CARDS, Card, Event, Lance, LegalAction, Observation, Phase, Rules, Sena
 from arena.wire.convert import event_to_pb, fill_legal, pb_enum, rules_to_pb
 
 _CACHE_LIMIT = 4096
@@ -59,14 +59,14 @@ class RequestEncoder:
         self._rules = _rules_field(rules_to_pb(rules))
         self._history, self._history_bytes = (), b""
 
-    def encode(self, view: SeatView, request_id: int, deadline_ms: int, time_bank_ms: int) -> EncodedRequest:
+    def encode(self, view: Observation, request_id: int, deadline_ms: int, time_bank_ms: int) -> EncodedRequest:
         """The request for ``view`` (pure: see the module docstring)."""
         history, history_bytes = self._history_fields(view.history)
-        bet = view.live_bet
+        bet = view.bet
         inner = b"".join((
             self._head_fields(view),
             _uint(_TAG_REQUEST_ID, request_id),
-            _cached(_STEP_FIELDS, (view.phase, view.lance, view.mus_round), _encode_step),
+            _cached(_STEP_FIELDS, (view.phase, view.lance, view.discard_round), _encode_step),
             _uint(_TAG_DEADLINE, deadline_ms),
             _uint(_TAG_TIME_BANK, max(0, time_bank_ms)),
             b"".join([_CARD_FIELDS[c] for c in view.cards]),
@@ -106,7 +106,7 @@ class RequestEncoder:
             self._events[event] = data
         return data
 
-    def _head_fields(self, view: SeatView) -> bytes:
+    def _head_fields(self, view: Observation) -> bytes:
         """The fields that stay the same for a seat through a hand (until a deje
         changes the scores): seat, mano, dealer, scores, match, game, hand, games and
         vacas won, target."""
@@ -230,9 +230,9 @@ def _encode_bet(bet: tuple[int, int, int, int, bool]) -> bytes:
 
 def _encode_step(key: tuple[Phase, Lance | None, int]) -> bytes:
     """The fields that say where in the hand a request is: phase, lance, discard round."""
-    phase, lance, mus_round = key
+    phase, lance, discard_round = key
     return (_uint(_TAG_PHASE, pb_enum(phase)) + (_uint(_TAG_LANCE, pb_enum(lance)) if lance is not None else b"")
-            + _uint(_TAG_DISCARD_ROUND, mus_round))
+            + _uint(_TAG_DISCARD_ROUND, discard_round))
 
 
 def _encode_head(key: tuple[Any, ...]) -> bytes:

@@ -83,7 +83,7 @@ def test_ordago_as_a_raise_allows_only_answers() -> None:
     s = run(TV07, "S0 no-mus; S0 e2; S1 O")
     assert s.to_act == 2
     assert set(s.legal_actions()) == {NO_QUIERO, QUIERO}
-    bet = s.live_bet
+    bet = s.bet
     assert bet is not None and bet.is_ordago and bet.deje == 2 and bet.team == 1
 
 
@@ -147,7 +147,7 @@ def test_quiero_then_raise_is_a_raise() -> None:
     s = run(TV07, "S0 no-mus; S0 e2; S1 q")
     assert s.to_act == 3 and s.current_lance is Lance.GRANDE  # the partner is still polled
     script(s, "S3 +3")
-    bet = s.live_bet
+    bet = s.bet
     assert bet is not None and (bet.team, bet.seat, bet.stake, bet.deje) == (1, 3, 5, 2)
     assert s.to_act == 0
     script(s, "S0 nq; S2 nq")
@@ -180,13 +180,13 @@ def test_elimination_lasts_across_re_raises() -> None:
 
 def test_deje_values_2_4_7_12_declined_gives_7() -> None:
     s = run(TV07, "S0 no-mus; S0 e2")
-    assert (s.live_bet.stake, s.live_bet.deje) == (2, 1)  # type: ignore[union-attr]
+    assert (s.bet.stake, s.bet.deje) == (2, 1)  # type: ignore[union-attr]
     script(s, "S1 +2")
-    assert (s.live_bet.stake, s.live_bet.deje) == (4, 2)  # type: ignore[union-attr]
+    assert (s.bet.stake, s.bet.deje) == (4, 2)  # type: ignore[union-attr]
     script(s, "S2 nq; S0 +3")
-    assert (s.live_bet.stake, s.live_bet.deje) == (7, 4)  # type: ignore[union-attr]
+    assert (s.bet.stake, s.bet.deje) == (7, 4)  # type: ignore[union-attr]
     script(s, "S1 +5")
-    assert (s.live_bet.stake, s.live_bet.deje) == (12, 7)  # type: ignore[union-attr]
+    assert (s.bet.stake, s.bet.deje) == (12, 7)  # type: ignore[union-attr]
     script(s, "S0 nq")
     assert s.scores == (0, 7)
 
@@ -219,9 +219,9 @@ def test_max_stake_caps_the_envido_range() -> None:
 
 def test_no_max_stake_by_default() -> None:
     s = run(TV07, "S0 no-mus; S0 e1000")
-    assert s.live_bet is not None and s.live_bet.stake == 1000
+    assert s.bet is not None and s.bet.stake == 1000
     script(s, "S1 +5000")
-    assert s.live_bet.stake == 6000
+    assert s.bet.stake == 6000
 
 
 # ---------------------------------------------------------------------------- plural answers
@@ -521,4 +521,14 @@ def test_only_the_seat_to_act_has_legal_actions_in_its_view() -> None:
         view = s.view(seat)
         assert view.to_act == 1
         assert (view.legal_actions != ()) == (seat == 1)
-        assert view.live_bet == s.live_bet
+        assert view.bet == s.bet
+
+
+def test_former_names_of_the_live_bet_and_discard_round() -> None:
+    """``live_bet``, ``mus_round`` and the view's ``players`` (the engine's names before
+    the SDK's and the proto's ``bet``, ``discard_round``, ``num_seats``) still read them."""
+    s = run(TV07, "S0 no-mus; S0 e2")
+    view = s.view(1)
+    assert s.bet is not None and (s.live_bet, view.live_bet, view.bet) == (s.bet, s.bet, s.bet)
+    assert (s.mus_round, view.mus_round) == (s.discard_round, view.discard_round) == (0, 0)
+    assert view.players == view.num_seats == 4

@@ -201,9 +201,9 @@ def test_discard_counts_are_public_cards_are_not() -> None:
 def test_repeated_rounds() -> None:
     s = ordered_deal()
     mus_round(s, [1, 1, 1, 1])
-    assert s.view(0).mus_round == 1
+    assert s.view(0).discard_round == 1
     mus_round(s, [2, 2, 2, 2])
-    assert s.view(0).mus_round == 2
+    assert s.view(0).discard_round == 2
     assert len(s.stock) == 24 - 4 - 8
     assert s.phase == Phase.MUS and s.to_act == 0
     s.apply(MUS)

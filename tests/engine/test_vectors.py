@@ -227,7 +227,7 @@ def test_tv06_pares_deje_is_immediate() -> None:
 
 def test_tv07_deje_after_raises_is_7_and_final_4_8() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 e2; S1 +2; S2 nq; S0 +3; S1 +5")
-    bet = s.live_bet
+    bet = s.bet
     assert bet is not None and bet.stake == 12 and bet.deje == 7 and bet.team == 1
     assert s.to_act == 0  # S2 is eliminated: only S0 answers
     script(s, "S0 nq")
@@ -247,7 +247,7 @@ def test_tv08a_ordago_first_bet_declined_pays_1() -> None:
 
 def test_tv08b_ordago_raise_declined_pays_prev_2() -> None:
     s = run(TV07_HANDS, "S0 no-mus;" + ALL_PASS4 + "; S0 p; S1 e2; S2 O")
-    bet = s.live_bet
+    bet = s.bet
     assert bet is not None and bet.is_ordago and bet.deje == 2 and bet.team == 0
     script(s, "S3 nq; S1 nq")
     assert s.scores == (2, 0)
@@ -351,7 +351,7 @@ def test_tv17_braver_answer(grande: str, final: tuple[int, int]) -> None:
 
 def test_tv17b_raise_after_partner_quiero_state() -> None:
     s = run(TV07_HANDS, "S0 no-mus; S0 e2; S1 q; S3 +3")
-    bet = s.live_bet
+    bet = s.bet
     assert bet is not None and (bet.team, bet.stake, bet.deje) == (1, 5, 2)
     assert s.to_act == 0
 

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.engine import HandResult, MusState, Rules, SeatView
+from arena.engine import HandResult, MusState, Observation, Rules
 from arena.engine.random_play import random_action
 from arena.referee.match import MatchConfig, games_record, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
@@ -70,7 +70,7 @@ class _Faulty:
     def start_match(self, info: MatchStartInfo) -> None:
         pass
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         self.decisions += 1
         if self.decisions >= self.after:
             raise RuntimeError("boom")

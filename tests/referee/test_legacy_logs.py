@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import HandResult, MusCorrido, MusState, Rules, SeatView
+from arena.engine import HandResult, MusCorrido, MusState, Observation, Rules
 from arena.engine.random_play import random_action
 from arena.handlog import HandLog
 from arena.referee.match import MatchConfig, play_match
@@ -26,7 +26,7 @@ class _Random:
     def start_match(self, info: MatchStartInfo) -> None:
         pass
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         return Decision(random_action(self.rng, view.legal_actions))
 
     def hand_end(self, result: HandResult) -> None:

@@ -18,8 +18,8 @@ from arena.engine import (
     Action,
     DiscardChoice,
     EnvidoRange,
+    Observation,
     Rules,
-    SeatView,
     discard,
     envido,
 )
@@ -47,10 +47,10 @@ class Simple:
     def end_match(self, info: Any) -> None:
         pass
 
-    def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         legal = view.legal_actions
         fixed = [a for a in legal if isinstance(a, Action)]
-        if MUS in fixed and view.mus_round == 0:
+        if MUS in fixed and view.discard_round == 0:
             return Decision(MUS)
         choice = next((e for e in legal if isinstance(e, DiscardChoice)), None)
         if choice is not None:

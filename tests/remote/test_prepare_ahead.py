@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from remote_helpers import RANDOM_BOT, TRIVIAL_BOT, close_all, config, play
 
-from arena.engine import PASO, Action, Rules, SeatView, SignalMode
+from arena.engine import PASO, Action, Observation, Rules, SignalMode
 from arena.handlog import untimed
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
@@ -37,7 +37,7 @@ class Preparing:
         self.name = f"p{seat}"
         self.rng = random.Random(seed * 10 + seat)
         self.encodes = self.asks = self.prepares = self.waits = 0
-        self.seen: list[SeatView] = []
+        self.seen: list[Observation] = []
         self.timings: list[tuple[int, float, float]] = []
 
     def start_match(self, info: Any) -> None:
@@ -87,7 +87,7 @@ class Preparing:
         sena = view.legal_senas[0] if view.legal_senas and draw > 0.95 else None
         return Decision(action, sena)
 
-    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    async def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         raise AssertionError("a pipelined player is asked in two phases")
 
 
