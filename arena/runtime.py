@@ -39,7 +39,8 @@ from arena.remote.placement import (
     place,
 )
 
-__all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "deprecated", "legacy_bot_cpus"]
+__all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "deprecated", "legacy_bot_cpus",
+           "legacy_bot_cpus_instead", "legacy_spin_us_instead"]
 
 log = structlog.get_logger()
 
