@@ -99,7 +99,7 @@ def fill_decision_request(
     req.scores.extend(view.scores)
     req.deadline_ms = deadline_ms
     req.time_bank_ms = max(0, time_bank_ms)
-    req.discard_round = view.mus_round
+    req.discard_round = view.discard_round
     req.match_id = match_id
     req.game = view.game
     req.hand = view.hand
@@ -111,7 +111,7 @@ def fill_decision_request(
     req.rules.CopyFrom(rules_pb)
     _add_cards(req.cards, view.cards)
     fill_legal(req.legal_actions, view.legal_actions)
-    bet = view.live_bet
+    bet = view.bet
     if bet is not None:
         b = req.bet
         b.team = bet.team
@@ -168,7 +168,7 @@ def observation_for(
         action = MyBot().decide(observation_for(state))
 
     It needs the arena installed (the SDK alone does not import the arena). A seat that
-    is not to act gets an observation with no legal actions (``legal`` empty), which a
+    is not to act gets an observation with no legal actions (``legal_actions`` empty), which a
     real request never has.
 
     Raises:

@@ -33,7 +33,7 @@ class RandomBot(Bot):
         self.rng = random.Random(f"{self.seed}:{match.match_id}:{match.seat}")
 
     def decide(self, obs: Observation) -> Action:
-        return obs.legal.sample(self.rng)
+        return obs.legal_actions.sample(self.rng)
 
 
 if __name__ == "__main__":

@@ -66,15 +66,15 @@ class RuleBot(Bot):
             or (v.has_pares and grande > 0.85)
             or (v.has_juego and v.has_pares)
         )
-        if good and obs.legal.can(ActionKind.NO_MUS):
+        if good and obs.legal_actions.can(ActionKind.NO_MUS):
             return no_mus()
         return _kind(obs, ActionKind.MUS)
 
     # ------------------------------------------------------------------ discard
     def _discard(self, obs: Observation) -> Action:
-        rng = obs.legal.discard_range
+        rng = obs.legal_actions.discard_range
         if rng is None:  # cannot happen in a DISCARD phase; be safe
-            return obs.legal.concrete()[0]
+            return obs.legal_actions.concrete()[0]
         kings = obs.rules.kings
         cards = list(rng.cards)
         eff = {c: _effective(c, kings) for c in cards}
@@ -106,7 +106,7 @@ class RuleBot(Bot):
     def _bet(self, obs: Observation) -> Action:
         lance = obs.lance if obs.lance is not None else Lance.GRANDE
         s = self._strength(obs, lance)
-        legal = obs.legal
+        legal = obs.legal_actions
         bet = obs.bet
         target = obs.target_points
         they_close = obs.their_score >= target - 6
@@ -164,14 +164,14 @@ def _effective(card: int, kings: int) -> int:
 
 
 def _kind(obs: Observation, kind: ActionKind) -> Action:
-    for a in obs.legal.fixed:
+    for a in obs.legal_actions.fixed:
         if a.kind is kind:
             return a
-    return obs.legal.concrete()[0]
+    return obs.legal_actions.concrete()[0]
 
 
 def _answer(obs: Observation, accept: bool) -> Action:
-    legal = obs.legal
+    legal = obs.legal_actions
     if accept:
         return quiero() if legal.can(ActionKind.QUIERO) else _kind(obs, ActionKind.QUEREMOS)
     return no_quiero() if legal.can(ActionKind.NO_QUIERO) else _kind(obs, ActionKind.NO_QUEREMOS)

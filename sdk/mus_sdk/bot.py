@@ -27,7 +27,7 @@ class Bot:
             name = "passive"
 
             def decide(self, obs: Observation):
-                return obs.legal.fixed[0]
+                return obs.legal_actions.fixed[0]
 
         if __name__ == "__main__":
             serve(Passive())
@@ -48,7 +48,7 @@ class Bot:
         """Called once at the start of each match, before any decision."""
 
     def decide(self, obs: Observation) -> Decision:
-        """Choose an action for ``obs``; it must be in ``obs.legal``.
+        """Choose an action for ``obs``; it must be in ``obs.legal_actions``.
 
         Return an :class:`Action`, or ``(action, sena)`` to give a seña with it (the seña
         must be in ``obs.legal_senas``; ``None`` means none). Raising an exception, or

@@ -478,7 +478,7 @@ class _WireObservation(Observation):
 
     Why: converting all 22 fields costs ~15 µs of a bot's CPU per decision in a warm
     loop, and far more inside a match, where every round trip starts with cold caches.
-    Measured on a trivial bot (which reads only ``legal``): the bot's Python work per
+    Measured on a trivial bot (which reads only ``legal_actions``): the bot's Python work per
     decision 19 -> 9 µs, and a whole match ~14% more decisions per second (median of 8
     paired A/B rounds; docs/performance.md). Most bots read a few fields.
 
@@ -541,7 +541,7 @@ _FROM_REQUEST: dict[str, Any] = {
     "phase": lambda m: _PHASES[m.phase],
     "lance": lambda m: _LANCES[m.lance] if 0 < m.lance < len(_LANCES) else None,
     "cards": lambda m: cards_from_proto(m.cards),
-    "legal": lambda m: legal_actions_from_proto(m.legal_actions),
+    "legal_actions": lambda m: legal_actions_from_proto(m.legal_actions),
     "mano": lambda m: m.mano,
     "dealer": lambda m: m.dealer,
     "scores": lambda m: tuple(m.scores),
@@ -589,7 +589,7 @@ def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:
         time_bank_ms=obs.time_bank_ms,
     )
     extend_cards(out.cards, obs.cards)
-    fill_legal(out.legal_actions, obs.legal)
+    fill_legal(out.legal_actions, obs.legal_actions)
     out.history.extend(event_to_proto(e) for e in obs.history)
     out.rules.CopyFrom(rules_to_proto(obs.rules))
     if obs.bet is not None:

@@ -14,7 +14,9 @@ stones (piedras).
 
 from __future__ import annotations
 
+import functools
 import random
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -334,8 +336,8 @@ class Observation:
     """The lance being bet when ``phase`` is BETTING, else ``None``."""
     cards: tuple[Card, ...]
     """Your cards."""
-    legal: LegalActions
-    """What you may do now; never empty."""
+    legal_actions: LegalActions
+    """What you may do now; never empty (``legal``, its former name, still reads it)."""
     mano: int
     """The mano seat (speaks first, wins ties)."""
     dealer: int
@@ -367,6 +369,11 @@ class Observation:
     """Time allowed for this decision, in milliseconds."""
     time_bank_ms: int = 0
     """Time left in your match time bank, in milliseconds (0 = no bank)."""
+
+    @property
+    def legal(self) -> LegalActions:
+        """Deprecated alias of :attr:`legal_actions` (the engine and the proto's name)."""
+        return self.legal_actions
 
     @property
     def num_seats(self) -> int:
@@ -449,6 +456,23 @@ class Observation:
             e.seat in partners and e.action is not None and e.action.kind is ActionKind.QUIERO
             for e in self.bet_answers
         )
+
+
+_dataclass_init = Observation.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _observation_init(self: Observation, *args: Any, legal: LegalActions | None = None, **kwargs: Any) -> None:
+    # Observations built with the former keyword (``Observation(..., legal=...)``, or
+    # ``dataclasses.replace(obs, legal=...)``) keep working. Not on the hot path: the
+    # observations a bot receives from the wire are built without ``__init__``.
+    if legal is not None:
+        warnings.warn("Observation(legal=...) is deprecated: use legal_actions=...", DeprecationWarning, stacklevel=2)
+        kwargs["legal_actions"] = legal
+    _dataclass_init(self, *args, **kwargs)
+
+
+Observation.__init__ = _observation_init  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,7 +68,7 @@ class MusBot(Bot):
     version = "1"
 
     def decide(self, obs: Observation):  # type: ignore[no-untyped-def]
-        legal = obs.legal
+        legal = obs.legal_actions
         sena = obs.legal_senas[0] if obs.legal_senas else None
         if obs.phase is Phase.MUS:
             discarded = any(e.kind is EventKind.DISCARD for e in obs.history)

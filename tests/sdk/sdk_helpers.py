@@ -72,7 +72,7 @@ def make_observation(**overrides: object) -> Observation:
         phase=Phase.BETTING,
         lance=Lance.CHICA,
         cards=parse_cards("Ro 3c Co Ab"),
-        legal=LegalActions([QUIERO, NO_QUIERO, EnvidoRange(2, None), ORDAGO]),
+        legal_actions=LegalActions([QUIERO, NO_QUIERO, EnvidoRange(2, None), ORDAGO]),
         mano=0,
         dealer=3,
         scores=(5, 12),
@@ -95,7 +95,7 @@ def make_observation(**overrides: object) -> Observation:
 
 def mus_observation() -> Observation:
     return make_observation(
-        phase=Phase.MUS, lance=None, legal=LegalActions([MUS, NO_MUS]), bet=None, history=()
+        phase=Phase.MUS, lance=None, legal_actions=LegalActions([MUS, NO_MUS]), bet=None, history=()
     )
 
 
@@ -105,10 +105,10 @@ def discard_observation() -> Observation:
         phase=Phase.DISCARD,
         lance=None,
         cards=cards,
-        legal=LegalActions([DiscardRange(cards, 1, 4)]),
+        legal_actions=LegalActions([DiscardRange(cards, 1, 4)]),
         bet=None,
     )
 
 
 def opening_observation() -> Observation:
-    return make_observation(bet=None, legal=LegalActions([PASO, EnvidoRange(2, 30), ORDAGO]))
+    return make_observation(bet=None, legal_actions=LegalActions([PASO, EnvidoRange(2, 30), ORDAGO]))

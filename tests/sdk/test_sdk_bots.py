@@ -50,7 +50,7 @@ def observations(draw: st.DrawFn) -> Observation:
             phase=phase,
             lance=None,
             cards=cards,
-            legal=LegalActions([MUS, NO_MUS]),
+            legal_actions=LegalActions([MUS, NO_MUS]),
             bet=None,
             seat=seat,
             mano=mano,
@@ -61,7 +61,7 @@ def observations(draw: st.DrawFn) -> Observation:
             phase=phase,
             lance=None,
             cards=cards,
-            legal=LegalActions([DiscardRange(cards)]),
+            legal_actions=LegalActions([DiscardRange(cards)]),
             bet=None,
             seat=seat,
             mano=mano,
@@ -77,7 +77,7 @@ def observations(draw: st.DrawFn) -> Observation:
         legal = LegalActions([NO_QUIERO, QUIERO, EnvidoRange(2, None), ORDAGO])
         bet = LiveBet(team=1 - seat % 2, seat=(seat + 1) % 4, stake=draw(st.integers(2, 30)), deje=1)
     return make_observation(
-        phase=phase, lance=lance, cards=cards, legal=legal, bet=bet, seat=seat, mano=mano, scores=scores
+        phase=phase, lance=lance, cards=cards, legal_actions=legal, bet=bet, seat=seat, mano=mano, scores=scores
     )
 
 
@@ -88,7 +88,7 @@ def test_bots_always_answer_legally(make_bot: object, obs: Observation) -> None:
     """Every answer of both example bots is in the offered legal actions."""
     bot: Bot = make_bot()  # type: ignore[operator]
     action, sena = split_decision(bot.decide(obs))
-    assert action in obs.legal, (str(action), str(obs.legal))
+    assert action in obs.legal_actions, (str(action), str(obs.legal_actions))
     assert sena is None or sena in obs.legal_senas
 
 
@@ -119,7 +119,7 @@ class TestRuleBot:
             phase=Phase.MUS,
             lance=None,
             cards=parse_cards("Ro 3c Co Ab"),
-            legal=LegalActions([MUS, NO_MUS]),
+            legal_actions=LegalActions([MUS, NO_MUS]),
             bet=None,
         )
         assert rulebot.RuleBot().decide(obs).kind is ActionKind.NO_MUS
@@ -129,7 +129,7 @@ class TestRuleBot:
             phase=Phase.MUS,
             lance=None,
             cards=parse_cards("4o 5c 6o 7b"),
-            legal=LegalActions([MUS, NO_MUS]),
+            legal_actions=LegalActions([MUS, NO_MUS]),
             bet=None,
         )
         assert rulebot.RuleBot().decide(obs).kind is ActionKind.MUS
@@ -143,7 +143,7 @@ class TestRuleBot:
         obs = make_observation(
             lance=Lance.GRANDE,
             cards=parse_cards("Ro Rc Re Rb"),
-            legal=LegalActions([NO_QUIERO, QUIERO]),
+            legal_actions=LegalActions([NO_QUIERO, QUIERO]),
             bet=LiveBet(team=0, seat=0, stake=0, deje=1, is_ordago=True),
         )
         assert rulebot.RuleBot().decide(obs) is QUIERO
@@ -153,7 +153,7 @@ class TestRuleBot:
             lance=Lance.GRANDE,
             cards=parse_cards("4o 5c 6o Ab"),
             scores=(0, 0),
-            legal=LegalActions([NO_QUIERO, QUIERO]),
+            legal_actions=LegalActions([NO_QUIERO, QUIERO]),
             bet=LiveBet(team=0, seat=0, stake=0, deje=1, is_ordago=True),
         )
         assert rulebot.RuleBot().decide(obs) is NO_QUIERO

@@ -32,6 +32,7 @@ from mus_sdk import (
     Lance,
     LanceOutcome,
     LanceResult,
+    LegalActions,
     MatchEndReason,
     MatchInfo,
     MatchResult,
@@ -267,7 +268,7 @@ class TestObservation:
         msg = cv.observation_to_proto(make_observation())
         msg.cards[0].rank = 0
         obs = cv.observation_from_proto(msg)
-        assert obs.legal == make_observation().legal
+        assert obs.legal_actions == make_observation().legal_actions
         assert obs.scores == make_observation().scores
         with pytest.raises(cv.ConversionError):
             _ = obs.cards
@@ -275,7 +276,21 @@ class TestObservation:
     def test_a_field_is_converted_once(self) -> None:
         """Reading a field twice gives the very same object (converted once, then kept)."""
         obs = cv.observation_from_proto(cv.observation_to_proto(make_observation()))
-        assert obs.legal is obs.legal and obs.cards is obs.cards and obs.rules is obs.rules
+        assert obs.legal_actions is obs.legal_actions and obs.cards is obs.cards and obs.rules is obs.rules
+
+    def test_former_name_legal_still_works(self) -> None:
+        """``legal`` (the field's name before ``legal_actions``) still reads the legal
+        actions, eager or from the wire, and still builds an observation (with a warning)."""
+        obs = make_observation()
+        back = cv.observation_from_proto(cv.observation_to_proto(obs))
+        assert obs.legal is obs.legal_actions and back.legal is back.legal_actions
+        fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(obs)}
+        fields["legal"] = fields.pop("legal_actions")
+        with pytest.warns(DeprecationWarning, match="legal_actions"):
+            assert Observation(**fields) == obs
+        other = LegalActions([MUS, NO_MUS])
+        with pytest.warns(DeprecationWarning):
+            assert dataclasses.replace(back, legal=other).legal_actions == other
 
     def test_derived_fields(self) -> None:
         """Team, partner and score helpers follow seat % 2."""

@@ -50,8 +50,8 @@ class RecordingBot(Bot):
         self.calls.append(f"decide:{obs.request_id}")
         if obs.request_id == 13:
             raise RuntimeError("boom")  # _RAISE_LINE
-        assert obs.legal.envido_range is not None
-        return envido(obs.legal.envido_range.min_amount), Sena.DOS_REYES
+        assert obs.legal_actions.envido_range is not None
+        return envido(obs.legal_actions.envido_range.min_amount), Sena.DOS_REYES
 
     def on_hand_end(self, summary: HandSummary) -> None:
         self.calls.append(f"hand_end:{summary.hand}")
@@ -113,7 +113,7 @@ def test_get_info(served: tuple[svc_grpc.BotServiceStub, RecordingBot, threading
 def test_get_info_asks_to_skip_hand_ends_only_for_bots_without_the_hook() -> None:
     class Plain(Bot):
         def decide(self, obs: Observation) -> Action:
-            return obs.legal.fixed[0]
+            return obs.legal_actions.fixed[0]
 
     from mus_sdk.server import BotServicer
 
@@ -215,7 +215,7 @@ def test_serve_handshake_info_and_shutdown(unix: bool, tmp_path: Path) -> None:
             stream.send(decision_request=cv.observation_to_proto(make_observation(request_id=1)))
             reply = next(stream.responses)
             _, action, _ = cv.decision_from_proto(reply.decision)
-            assert reply.decision.request_id == 1 and action in make_observation().legal
+            assert reply.decision.request_id == 1 and action in make_observation().legal_actions
             stream.close()
             stub.Shutdown(svc_pb.ShutdownRequest(), timeout=10)
         assert proc.wait(timeout=10) == 0
@@ -274,7 +274,7 @@ def test_hooks_the_bot_does_not_override_are_not_converted(monkeypatch: pytest.M
 
     class Plain(Bot):
         def decide(self, obs: Observation) -> Action:
-            return obs.legal.fixed[0]
+            return obs.legal_actions.fixed[0]
 
     class Hooked(Plain):
         def __init__(self) -> None:

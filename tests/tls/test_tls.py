@@ -28,9 +28,9 @@ class Passive(Bot):
 
     def decide(self, obs: Observation):  # type: ignore[no-untyped-def]
         for a in (NO_MUS, PASO, NO_QUIERO):
-            if a in obs.legal:
+            if a in obs.legal_actions:
                 return a
-        return obs.legal.fixed[0]
+        return obs.legal_actions.fixed[0]
 
 
 def _openssl(*args: str, cwd: Path) -> None:

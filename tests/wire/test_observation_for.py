@@ -109,7 +109,7 @@ def test_observation_for_in_a_known_spot_and_partner_said_quiero() -> None:
     after_quiero = _after_bet([(2, "quiero")], seat=0)
     assert after_quiero.seat == 0 and after_quiero.partner_said_quiero
     assert [(e.seat, e.action) for e in after_quiero.bet_answers] == [(2, QUIERO)]
-    assert QUIERO in after_quiero.legal and NO_QUIERO in after_quiero.legal
+    assert QUIERO in after_quiero.legal_actions and NO_QUIERO in after_quiero.legal_actions
 
     after_decline = _after_bet([(2, "no-quiero")], seat=0)
     assert not after_decline.partner_said_quiero
@@ -120,11 +120,11 @@ def test_observation_for_needs_a_seat_once_the_match_is_over() -> None:
     state = MusState.new(Rules(games_to_win=1), seed=1)
     to_act = state.to_act
     assert to_act is not None and wire.observation_for(state).seat == to_act
-    assert len(wire.observation_for(state, (to_act + 1) % 4).legal) == 0  # not its turn
+    assert len(wire.observation_for(state, (to_act + 1) % 4).legal_actions) == 0  # not its turn
     rng = random.Random(0)
     while not state.is_terminal:
         state.apply(random_action(rng, state.legal_actions()))
     with pytest.raises(ValueError, match="no seat is to act"):
         wire.observation_for(state)
     final = wire.observation_for(state, 1)
-    assert (final.seat, final.phase, len(final.legal)) == (1, Phase.MATCH_OVER, 0)
+    assert (final.seat, final.phase, len(final.legal_actions)) == (1, Phase.MATCH_OVER, 0)

@@ -12,7 +12,7 @@ class TrivialBot(Bot):
     version = "1.0"
 
     def decide(self, obs: Observation) -> Action:
-        legal = obs.legal
+        legal = obs.legal_actions
         for a in (NO_MUS, PASO, NO_QUIERO):
             if a in legal:
                 return a

@@ -252,9 +252,9 @@ class Attacker(Bot):
         if "twin" in ATTACKS:
             attack_twin(obs.hand, [str(c) for c in obs.cards])
         for a in (NO_MUS, PASO, NO_QUIERO):  # the cheapest legal answer: it loses fast
-            if a in obs.legal:
+            if a in obs.legal_actions:
                 return a
-        return obs.legal.fixed[0]
+        return obs.legal_actions.fixed[0]
 
     def on_match_end(self, result):  # type: ignore[no-untyped-def]
         victim = os.environ.get("MUS_ATTACK_VICTIM")

@@ -181,7 +181,7 @@ class Snoop(Bot):
         held_until = time.monotonic() + 60
         while HOLD and os.path.exists(HOLD) and time.monotonic() < held_until:
             time.sleep(0.05)
-        legal = obs.legal
+        legal = obs.legal_actions
         for a in (NO_MUS, PASO, NO_QUIERO):
             if a in legal:
                 return a

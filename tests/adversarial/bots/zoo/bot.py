@@ -186,9 +186,9 @@ class HogBot(Bot):
         if self.decisions >= AT:
             hog()
         for a in (NO_MUS, PASO, NO_QUIERO):
-            if a in obs.legal:
+            if a in obs.legal_actions:
                 return a
-        return obs.legal.fixed[0]
+        return obs.legal_actions.fixed[0]
 
 
 # --------------------------------------------------------------------------- reaching the others

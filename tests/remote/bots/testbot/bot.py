@@ -129,12 +129,12 @@ class RandomPlay(Bot):
             explode(obs.request_id)
         if MODE == "record" and self.rng.random() < 0.85:
             for a in (NO_MUS, PASO, NO_QUIERO):
-                if a in obs.legal:
+                if a in obs.legal_actions:
                     return a
         # Mus often (so that discards happen), never órdago (so that matches last).
-        if MUS in obs.legal and self.rng.random() < 0.8:
+        if MUS in obs.legal_actions and self.rng.random() < 0.8:
             return MUS
-        return self.rng.choice([a for a in obs.legal.concrete(max_envido=4) if a != ORDAGO])
+        return self.rng.choice([a for a in obs.legal_actions.concrete(max_envido=4) if a != ORDAGO])
 
 
 def explode(request_id: int) -> None:

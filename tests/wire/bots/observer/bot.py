@@ -53,7 +53,7 @@ class Observer(Bot):
     def decide(self, obs: Observation) -> Decision:
         self.out.write(pickle.dumps(obs).hex() + "\n")
         self.out.flush()
-        options = [a for a in obs.legal.concrete(max_envido=4) if a != ORDAGO]  # never the only one
+        options = [a for a in obs.legal_actions.concrete(max_envido=4) if a != ORDAGO]  # never the only one
         action = self.rng.choice(options)
         if obs.legal_senas and self.rng.random() < 1 / 3:
             return action, self.rng.choice(obs.legal_senas)
