@@ -469,11 +469,12 @@ def _python_for_other_users() -> str:
 
 
 def _stage_for_other_users() -> Path:
-    """A world-readable copy of what the zoo bot imports (itself, arena, the SDK, grpc,
-    protobuf): the checkout and its venv may sit in a folder only root can enter."""
+    """A world-readable copy of what the zoo bot imports (itself, arena, the SDK with
+    mus_core, grpc, protobuf): the checkout and its venv may sit in a folder only root can enter."""
     import tempfile
 
     import grpc
+    import mus_core
     import mus_sdk
     import typing_extensions
     from google import protobuf
@@ -482,7 +483,8 @@ def _stage_for_other_users() -> Path:
 
     root = Path(tempfile.mkdtemp(prefix="mus-zoo-stage-"))
     shutil.copytree(ZOO, root / "zoo")
-    for package in (Path(arena.__file__).parent, Path(mus_sdk.__file__).parent, Path(grpc.__file__).parent):
+    packages = (arena, mus_core, mus_sdk, grpc)  # mus_sdk and the engine import mus_core
+    for package in (Path(p.__file__).parent for p in packages):
         shutil.copytree(package, root / package.name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(Path(mus_sdk.__file__).parent.parent / "mus", root / "mus", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(Path(protobuf.__file__).parent.parent, root / "google", ignore=shutil.ignore_patterns("__pycache__"))
