@@ -143,3 +143,25 @@ def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
         assert sum(setting in line for line in lines) == 1, (setting, lines)
     header = json.loads((out / "m.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert header["run"] == {"poll_us": 0, "affinity": None}
+
+
+def test_a_league_file_with_the_old_keys_runs(tmp_path: Path) -> None:
+    """bot_cpus and spin_us in a league file: one warning each, and the league is played
+    with what they ask for (here: the system's placement, no polling)."""
+    league = tmp_path / "old.toml"
+    league.write_text(
+        f'name = "old"\nseed = 5\nmatches_per_pairing = 1\nbot_cpus = "any"\nspin_us = 0\n'
+        f'[rules]\ngames_to_win = 1\ntarget_points = 10\n'
+        f'[[entry]]\nname = "a"\nbot = "{REPO / "bots" / "random"}"\n'
+        f'[[entry]]\nname = "b"\nbot = "{REPO / "bots" / "rulebot"}"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "arena", "league", str(league), "--out", str(out), "--no-progress"],
+                       cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "setting.deprecated" in line]
+    assert len(lines) == 2 and any("bot_cpus" in x for x in lines) and any("spin_us" in x for x in lines), r.stderr
+    (log,) = (out / "logs").glob("*.jsonl")
+    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["run"] == {"poll_us": 0, "affinity": None}
+    assert json.loads((out / "league.json").read_text(encoding="utf-8"))["run"] == {"poll_us": 0, "affinity": None}
