@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
-
+from arena.deprecation import deprecated
 from arena.referee import eventloop
 from arena.referee.eventloop import DEFAULT_POLL_US, MAX_POLL_US, check_poll_us
 from arena.remote.placement import (
@@ -41,9 +39,6 @@ from arena.remote.placement import (
 
 __all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "deprecated", "legacy_bot_cpus",
            "legacy_bot_cpus_instead", "legacy_spin_us_instead"]
-
-log = structlog.get_logger()
-
 
 @dataclass(frozen=True)
 class Runtime:
@@ -124,21 +119,6 @@ class Runtime:
 
 def _listed(cpus: frozenset[int] | None) -> list[int] | None:
     return sorted(cpus) if cpus is not None else None
-
-
-_WARNED: set[tuple[str, str]] = set()
-_WARNED_LOCK = threading.Lock()
-
-
-def deprecated(setting: str, source: str, instead: str) -> None:
-    """Log one warning (``setting.deprecated``) that ``setting`` of ``source`` (a file,
-    or ``command line``) is deprecated, and what to use ``instead``; once per setting
-    and source in a process, however often the file is read."""
-    with _WARNED_LOCK:
-        if (setting, source) in _WARNED:
-            return
-        _WARNED.add((setting, source))
-    log.warning("setting.deprecated", setting=setting, source=source, instead=instead)
 
 
 def legacy_bot_cpus(text: str, *, check: bool = True) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import structlog
 
-from arena import runtime
+from arena import deprecation
 from arena.remote import placement
 from arena.remote.manifest import load_manifest
 from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test sees the warnings "once per process" would have given already."""
-    monkeypatch.setattr(runtime, "_WARNED", set())
+    monkeypatch.setattr(deprecation, "_WARNED", set())
     yield
 
 

@@ -31,7 +31,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.runtime import deprecated
+from arena.deprecation import deprecated
 
 
 class ManifestError(ValueError):
