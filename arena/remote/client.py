@@ -39,7 +39,7 @@ from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
 
-from arena.engine import HandResult, SeatView
+from arena.engine import HandResult, Observation
 from arena.referee.eventloop import StallMeter, stall_meter, thread_loop
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
 from arena.referee.session import Turn
@@ -429,7 +429,7 @@ class RemoteBot:
         finally:
             self._end_wait()
 
-    async def decide(self, view: SeatView, request_id: int, timing: DecisionTiming) -> Decision:
+    async def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         """:meth:`send` then :meth:`receive` (the referee's ``Player`` protocol, for
         callers that ask one decision at a time, such as ``mus check``)."""
         turn = Turn(view.seat, request_id, view, timing)

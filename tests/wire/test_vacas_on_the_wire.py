@@ -3,7 +3,7 @@
 Before the fix the requests never carried ``vacas_won`` (the request builder took it
 with a default no caller overrode), ``MatchEnd.vacas_won`` was never set, and
 ``HandEnd.games_won`` was counted by each player adapter and never went back to 0–0
-when a vaca was won. Now all three come from the engine: ``SeatView.vacas_won``,
+when a vaca was won. Now all three come from the engine: ``Observation.vacas_won``,
 ``HandResult.games_won`` / ``vacas_won`` and ``MatchEndInfo.vacas_won``.
 """
 
