@@ -310,8 +310,11 @@ def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> No
     assert outcome.result.reason in ("completed", "forfeit")
     reports = [r for r in attack_reports(tmp_path / "out") if r["attack"] == "hog"]
     assert len(reports) == 2, reports  # one per hog seat (the first decision of each)
-    # Never all eight children of a seat hold their 100 MB: the kernel killed some.
-    assert all(r["allocated"] < 8 and r["killed"] > 0 for r in reports), reports
+    # Never all eight children of a seat hold their 100 MB at once: the kernel killed
+    # some. A child may be killed after it reported its 100 MB (the OOM killer picks the
+    # largest process), so "allocated" may reach 8; those still holding theirs at the
+    # end are at most allocated - killed, which must fit in the 600 MB.
+    assert all(r["killed"] > 0 and r["allocated"] - r["killed"] <= 6 for r in reports), reports
     assert not list(Path("/sys/fs/cgroup").glob("*/**/mus-arena-*"))  # the groups are removed
 
 
