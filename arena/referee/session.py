@@ -171,7 +171,8 @@ class HandStopped:
 
 @dataclass(frozen=True, slots=True)
 class Faulted:
-    """A seat committed a fault (already charged: its safe default was played)."""
+    """A seat committed a fault, already dealt with: its safe default was played (for
+    an illegal seña, the seña was dropped and the action counted)."""
 
     fault: FaultRecord
 
