@@ -8,12 +8,12 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from arena.engine import MusState, Observation, Rules, Sena, format_legal, is_in
+from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, play_match
@@ -347,6 +347,30 @@ def _logged_text(action: str, sena: str | None) -> str:
     return action + (f" + seña {sena}" if sena else "")
 
 
+def _ask_again(report: AgainstReport, loop: asyncio.AbstractEventLoop, bot: RemoteBot, where: str, turn: Turn,
+               step: dict[str, Any]) -> str:
+    """Ask ``bot`` a logged turn again and report what it did; returns why its stream
+    broke ("" if it did not)."""
+    logged = _logged_text(str(step.get("action")), step.get("sena"))
+    if step.get("fault"):
+        logged = f"FAULT {step['fault'].get('kind')} (the referee played {logged})"
+    timing = turn.timing
+    try:
+        d, took = loop.run_until_complete(_decide_timed(bot, turn))
+    except BotFault as exc:
+        if exc.kind is FaultKind.TIMEOUT:
+            report.late += 1
+            report.lines.append(f"{where}: LATE: no answer within {timing.deadline_s * 1000:.0f} ms; logged {logged}")
+        else:
+            report.faults += 1
+            report.lines.append(f"{where}: FAULT {exc.kind.value}: {exc.detail}; logged {logged}")
+            if exc.kind is FaultKind.CRASH:
+                return exc.detail
+        return ""
+    _judge(report, where, turn.view, d, took, timing, logged)
+    return ""
+
+
 def _judge(report: AgainstReport, where: str, view: Observation, d: Decision, took: float, timing: DecisionTiming,
            logged: str) -> None:
     """Count and describe one answer the bot gave again: late, illegal, or not as logged."""
@@ -369,22 +393,65 @@ def _judge(report: AgainstReport, where: str, view: Observation, d: Decision, to
         report.lines.append(f"{where}: logged {logged}, now {now}")
 
 
+class _OutOfSync(Exception):
+    """The log stops following from its seed here (a legacy or damaged log)."""
+
+
+def _logged_turns(log: HandLog, config: MatchConfig, names: Sequence[str]) -> Iterator[tuple[str, Turn | None, dict[str, Any]]]:
+    """The logged match played again by a session, fed the logged answers and times:
+    each logged step (``hand H step I``) with the turn the session gives for it, None for
+    a step the session played itself, as the referee did (the seat's bank was spent).
+
+    Raises:
+        _OutOfSync: the log no longer follows from its seed (``mus replay --verify`` says why).
+    """
+    session = MatchSession(config, names)
+    for rec in log.hands:
+        if rec.get("deal") != session.deal:  # the views asked would not be the match's
+            raise _OutOfSync(f"hand {rec.get('hand')}")
+        for i, step in enumerate(rec.get("steps", [])):
+            where = f"hand {rec.get('hand')} step {i}"
+            turn, logged_id = session.turn, step.get("id")
+            if turn is not None and isinstance(logged_id, int) and logged_id < turn.request_id:
+                yield where, None, step
+                continue
+            if turn is None or turn.seat != step.get("seat") or logged_id not in (None, turn.request_id):
+                raise _OutOfSync(where)
+            yield where, turn, step
+            try:
+                fault = step.get("fault")
+                kind = FaultKind(fault["kind"]) if fault else None
+                elapsed = min(float(step.get("ms") or 0.0) / 1000, turn.timing.deadline_s)
+                if kind is None or kind is FaultKind.ILLEGAL_SENA:  # the action counted
+                    sena = step.get("sena") if kind is None else None
+                    session.answer(Decision(Action.parse(step["action"]), Sena[sena.upper()] if sena else None), elapsed)
+                else:
+                    session.fault(kind, str(fault.get("detail", "")), elapsed)
+            except (KeyError, ValueError, TypeError, AttributeError):
+                raise _OutOfSync(where) from None
+            faulted = [e.fault.kind for e in session.events() if isinstance(e, Faulted) and e.fault.request_id == turn.request_id]
+            if faulted != ([kind] if kind is not None and kind is not FaultKind.ILLEGAL_SENA else []):
+                raise _OutOfSync(where)  # the session judged the logged answer otherwise
+
+
 def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
     """Re-send ``seat``'s logged decision requests to a bot, with the logged time control,
     and report where it answers differently, illegally or late.
 
-    Each request carries what the seat was told in the match: the same request id, the
+    The logged match is played again by a session (:func:`_logged_turns`), so each
+    request is what the seat was told in the match: the same view and request id, the
     deadline ``min(decision_ms, bank left)`` and the bank left after the seat's logged
     decision times. An answer counts as late past that deadline, as in a match.
     """
-    from arena.replay import replay
-
     header = log.header
     report = AgainstReport(decision_ms=int(header.get("decision_ms", 2000)),
                            time_bank_ms=int(header.get("time_bank_ms", 120_000)))
     spec = parse_bot_spec(spec_text)
-    decision_s = report.decision_ms / 1000
-    bank = report.time_bank_ms / 1000
+    names = tuple(str(s.get("bot", "?")) for s in header.get("seats", []))
+    config = MatchConfig(rules=Rules.from_mapping(dict(header.get("rules", {}))), seed=int(header.get("seed", 0)),
+                         match_id=str(header.get("match_id")), decision_ms=report.decision_ms,
+                         time_bank_ms=report.time_bank_ms, max_faults=0, max_hands=2**62,
+                         first_dealer=header.get("first_dealer"))
     broken = ""
     with tempfile.TemporaryDirectory(prefix="mus-against-") as tmp:
         bot = RemoteBot(spec, Path(tmp), "against")
@@ -397,43 +464,26 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                 process.spawn()
             bot.connect()
             loop = thread_loop()
-            rules = Rules.from_mapping(dict(header.get("rules", {})))
-            names = tuple(s.get("bot", "?") for s in header.get("seats", []))
             loop.run_until_complete(bot.start_match(MatchStartInfo(
-                str(header.get("match_id")), seat, rules, names, report.decision_ms, report.time_bank_ms)))
-            for rh in replay(log, with_views=True):
-                for st in rh.steps:
-                    if st.seat != seat or st.view is None:
+                config.match_id, seat, config.rules, names, report.decision_ms, report.time_bank_ms)))
+            steps = _logged_turns(log, config, names)
+            try:
+                for where, turn, step in steps:
+                    if step.get("seat") != seat:
                         continue
-                    where = f"hand {rh.number} step {st.index}"
-                    logged_ms = st.ms or 0.0  # timing fields may have been stripped (untimed)
-                    timing = DecisionTiming(min(decision_s, max(bank, 0.0)), bank)
-                    bank -= logged_ms / 1000
-                    if timing.deadline_s <= 0:  # the referee did not ask either
+                    if turn is None:  # the referee did not ask either
                         report.bank_empty += 1
-                        continue
-                    if broken:  # nobody left to ask
+                    elif broken:  # nobody left to ask
                         report.not_asked += 1
-                        continue
-                    report.asked += 1
-                    logged = _logged_text(st.action, st.sena)
-                    if st.fault:
-                        logged = f"FAULT {st.fault.get('kind')} (the referee played {logged})"
-                    # The logged id, so that the bot sees the request the seat saw.
-                    request_id = st.request_id if st.request_id is not None else report.asked
-                    try:
-                        d, took = loop.run_until_complete(_decide_timed(bot, Turn(seat, request_id, st.view, timing)))
-                    except BotFault as exc:
-                        if exc.kind is FaultKind.TIMEOUT:
-                            report.late += 1
-                            report.lines.append(f"{where}: LATE: no answer within {timing.deadline_s * 1000:.0f} ms; logged {logged}")
-                        else:
-                            report.faults += 1
-                            report.lines.append(f"{where}: FAULT {exc.kind.value}: {exc.detail}; logged {logged}")
-                            if exc.kind is FaultKind.CRASH:
-                                broken = exc.detail
-                        continue
-                    _judge(report, where, st.view, d, took, timing, logged)
+                    else:
+                        report.asked += 1
+                        broken = _ask_again(report, loop, bot, where, turn, step)
+            except _OutOfSync as exc:
+                left = sum(s.get("seat") == seat for rec in log.hands for s in rec.get("steps", []))
+                left -= report.asked + report.not_asked + report.bank_empty
+                report.not_asked += left
+                report.lines.append(f"from {exc}, the log does not follow from its seed (see mus replay --verify): "
+                                    f"{left} later decision(s) of S{seat} not asked")
             loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the

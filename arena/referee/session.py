@@ -231,6 +231,12 @@ class MatchSession:
         c = self.config
         return MatchStartInfo(c.match_id, seat, c.rules, self.names, c.decision_ms, c.time_bank_ms)
 
+    @property
+    def deal(self) -> dict[str, Any]:
+        """The current hand's deal as the hand log records it (dealer, mano, every seat's
+        cards, the stock, the scores); empty once the match is over."""
+        return dict(self._deal)
+
     def events(self) -> list[SessionEvent]:
         """What happened since the last call, in order (and forget it)."""
         out, self._events = self._events, []

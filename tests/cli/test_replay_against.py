@@ -109,3 +109,46 @@ def test_a_crash_shows_the_exit_code_and_the_bots_stderr(hand_log: Path, tmp_pat
     assert "the bot's stream broke (the process exited with code 7; " in r.stdout
     assert "| testbot: crashing at request" in r.stdout  # its stderr
     assert f"{seat0_decisions(hand_log) - 2} not asked (the stream broke)" in r.stdout
+
+
+def test_a_log_that_does_not_follow_from_its_seed_is_said_so(hand_log: Path, tmp_path: Path) -> None:
+    """Another seed in the header: the first deal is not the match's, so no view of it
+    is sent; every decision of the seat is counted as not asked, and the run fails."""
+    lines = hand_log.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["seed"] += 1
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    r = invoke("replay", edited, "--seat", "0", "--against", manifest_of_testbot(tmp_path / "b", MUS_TEST_MODE="none"))
+    assert r.exit_code == 1, r.output
+    assert "from hand 0, the log does not follow from its seed (see mus replay --verify): " in r.stdout, r.stdout
+    assert f"{seat0_decisions(hand_log)} not asked" in r.stdout and summary(r.stdout)[0] == 0
+
+
+def test_decisions_the_referee_did_not_ask_are_not_asked_again(tmp_path: Path) -> None:
+    """Seat 0 spends its 150 ms bank in a few decisions: the referee then played its
+    timeouts without asking, and the replay does not ask them either; it asks the others
+    with the deadlines the session computes from the logged times."""
+    import time
+
+    from arena.engine.random_play import random_action
+    from arena.players.local import RandomPlayer
+    from arena.referee.player import Decision
+
+    class Slow(RandomPlayer):
+        def decide(self, view, request_id, timing):  # type: ignore[no-untyped-def]
+            time.sleep(0.04)
+            return Decision(random_action(self._rng, view.legal_actions))
+
+    players = [Slow(seed=1, name="slow"), RandomPlayer(seed=2), RandomPlayer(seed=3), RandomPlayer(seed=4)]
+    config = MatchConfig(rules=Rules(games_to_win=6), seed=5, match_id="banks", decision_ms=1000,
+                         time_bank_ms=150, max_faults=0)
+    (tmp_path / "out").mkdir()
+    outcome = run_match([], Seating(("s", "r", "s", "r")), config, tmp_path / "out", players=players)
+    steps = [s for r in (json.loads(x) for x in outcome.log_path.read_text().splitlines()) if r["type"] == "hand"
+             for s in r["steps"] if s["seat"] == 0]
+    spent = sum(1 for s in steps if s.get("fault", {}).get("detail") == "time bank exhausted")
+    assert spent > 0
+    r = invoke("replay", outcome.log_path, "--seat", "0", "--against", manifest_of_testbot(tmp_path / "b", MUS_TEST_MODE="none"))
+    assert f"{spent} not asked (the seat's bank was empty in the log)" in r.stdout, r.stdout
+    assert summary(r.stdout)[0] == len(steps) - spent
