@@ -494,11 +494,17 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                     pass
         finally:
             _close(bot)
-        if broken:
-            exited = ""
-            if process is not None and process.exited_by_itself and process.proc is not None and process.proc.returncode is not None:
-                exited = f"the process {_exit_text(process.proc.returncode)}; "
-            report.lines.append(f"the bot's stream broke ({exited}{broken}): {report.not_asked} later decision(s) not asked")
-        if bot.process is not None and (report.illegal or report.late or report.faults or report.not_asked):
-            report.stderr = stderr_excerpt(bot.process) or ["(empty)"]
+        _conclude(report, bot, process, broken)
     return report
+
+
+def _conclude(report: AgainstReport, bot: RemoteBot, process: _CheckedProcess | None, broken: str) -> None:
+    """The report's last line when the bot's stream broke (with its exit code, if it
+    exited by itself), and its stderr when it misbehaved."""
+    if broken:
+        exited = ""
+        if process is not None and process.exited_by_itself and process.proc is not None and process.proc.returncode is not None:
+            exited = f"the process {_exit_text(process.proc.returncode)}; "
+        report.lines.append(f"the bot's stream broke ({exited}{broken}): {report.not_asked} later decision(s) not asked")
+    if bot.process is not None and (report.illegal or report.late or report.faults or report.not_asked):
+        report.stderr = stderr_excerpt(bot.process) or ["(empty)"]
