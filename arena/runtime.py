@@ -8,7 +8,10 @@ write the same hand logs whatever their runtimes, apart from the header's ``run`
   choice, 200 µs; no command-line option sets it;
 * CPU affinity, for benchmarking only (:mod:`arena.remote.placement`): None by default,
   so the operating system places every process; ``mus match`` and ``mus league`` take
-  ``--affinity auto|CPUS``.
+  ``--affinity auto|CPUS``;
+* the gRPC tuning in effect (``grpc_experiments``): grpcio reads it once, when it is
+  first imported, so it is applied then (:mod:`arena.remote.grpc_tuning`, with its
+  opt-out) and only recorded here, in the header's ``run``.
 
 The settings it replaced (``--bot-cpus``, ``--spin-us``, ``bot_cpus`` and ``spin_us`` in
 league files, ``share_cpu`` in manifests) are still accepted, each with one deprecation
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -88,14 +92,16 @@ class Runtime:
         return dataclasses.replace(self, slot=slot, jobs=jobs)
 
     def header(self, *, bots_placed: bool = True) -> dict[str, Any]:
-        """The hand log header's ``run`` object: ``{"poll_us": 200, "affinity": null}``,
-        or with ``affinity`` ``{"bots": [1], "referee": [0]}`` (null: not pinned).
+        """The hand log header's ``run`` object: ``{"poll_us": 200, "affinity": null,
+        "grpc_experiments": "-event_engine_client,-event_engine_listener"}``, with
+        ``affinity`` ``{"bots": [1], "referee": [0]}`` when pinned (null: not pinned), and
+        ``grpc_experiments`` the arena's ``GRPC_EXPERIMENTS`` (null: grpcio's defaults).
         ``bots_placed``: whether the match's bots are processes the arena started (a bot
         at an address, or an in-process player, runs where it runs)."""
         bots = self.placement.bots if bots_placed else None
         referee = self.placement.referee
         pinned = None if bots is None and referee is None else {"bots": _listed(bots), "referee": _listed(referee)}
-        return {"poll_us": self.poll_us, "affinity": pinned}
+        return {"poll_us": self.poll_us, "affinity": pinned, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
 
     def to_json(self) -> dict[str, Any]:
         """The settings as asked for (league.json's ``run``): ``poll_us`` and ``affinity``

@@ -6,6 +6,7 @@ bot_cpus and spin_us are in tests/league/test_league.py)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,8 @@ from arena.remote.manifest import load_manifest
 from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
 
 REPO = Path(__file__).resolve().parents[1]
+GRPC = {"grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
+"""What every ``run`` records of the gRPC tuning: this process's (arena.remote tuned it)."""
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +45,7 @@ def deprecations(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_the_default_polls_and_pins_nothing() -> None:
     rt = Runtime()
     assert (rt.poll_us, rt.affinity) == (DEFAULT_POLL_US, None)
-    assert rt.header() == {"poll_us": DEFAULT_POLL_US, "affinity": None}
+    assert rt.header() == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": None}
     assert rt.to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": None}
     assert Runtime(affinity="none") == rt
     assert Runtime(affinity="auto", poll_us=0) == Runtime(affinity=" AUTO ", poll_us=0)  # canonical
@@ -71,14 +74,14 @@ def test_a_bad_value_is_refused_when_built_in_one_line(kwargs: dict[str, Any], m
 
 def test_the_header_says_where_the_match_ran(four_cpus: None) -> None:
     auto = Runtime(affinity="auto")
-    assert auto.header() == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": [3], "referee": [2]}}
+    assert auto.header() == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": [3], "referee": [2]}}
     # Bots the arena did not start (at an address, in-process) run where they run.
-    assert auto.header(bots_placed=False) == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [2]}}
+    assert auto.header(bots_placed=False) == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [2]}}
     assert auto.for_job(1, 2).header()["affinity"] == {"bots": [1], "referee": [0]}
     assert auto.for_job(1, 2).to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": "auto"}
     listed = Runtime(poll_us=0, affinity="2,1")
-    assert listed.header() == {"poll_us": 0, "affinity": {"bots": [1, 2], "referee": None}}
-    assert listed.header(bots_placed=False) == {"poll_us": 0, "affinity": None}
+    assert listed.header() == GRPC | {"poll_us": 0, "affinity": {"bots": [1, 2], "referee": None}}
+    assert listed.header(bots_placed=False) == GRPC | {"poll_us": 0, "affinity": None}
 
 
 def test_a_manifest_with_share_cpu_loads_with_one_warning(tmp_path: Path) -> None:
@@ -142,7 +145,7 @@ def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
     for setting in ("share_cpu", "--bot-cpus", "--spin-us"):
         assert sum(setting in line for line in lines) == 1, (setting, lines)
     header = json.loads((out / "m.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert header["run"] == {"poll_us": 0, "affinity": None}
+    assert header["run"] == {"poll_us": 0, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
 
 
 def test_a_league_file_with_the_old_keys_runs(tmp_path: Path) -> None:
@@ -163,5 +166,15 @@ def test_a_league_file_with_the_old_keys_runs(tmp_path: Path) -> None:
     lines = [line for line in r.stderr.splitlines() if "setting.deprecated" in line]
     assert len(lines) == 2 and any("bot_cpus" in x for x in lines) and any("spin_us" in x for x in lines), r.stderr
     (log,) = (out / "logs").glob("*.jsonl")
-    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["run"] == {"poll_us": 0, "affinity": None}
+    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["run"] == {
+        "poll_us": 0, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
     assert json.loads((out / "league.json").read_text(encoding="utf-8"))["run"] == {"poll_us": 0, "affinity": None}
+
+
+def test_the_header_records_the_grpc_tuning_in_effect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run`` says which gRPC experiments the arena ran with (grpc_tuning's, the user's,
+    or none: MUS_GRPC_TUNING=0 leaves GRPC_EXPERIMENTS unset)."""
+    monkeypatch.delenv("GRPC_EXPERIMENTS", raising=False)
+    assert Runtime().header()["grpc_experiments"] is None
+    monkeypatch.setenv("GRPC_EXPERIMENTS", "-event_engine_client")
+    assert Runtime().header()["grpc_experiments"] == "-event_engine_client"

@@ -258,7 +258,7 @@ def test_match_command(tmp_path: Path) -> None:
     header, *_, footer = jsonl(log)
     assert [s["bot"] for s in header["seats"]] == ["rulebot", "random"] * 2
     # The deprecated --spin-us still sets the window, with a warning; nothing is pinned.
-    assert header["run"] == {"poll_us": 75, "affinity": None}
+    assert header["run"] == {"poll_us": 75, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
     assert "setting.deprecated" in r.stderr and "--spin-us" in r.stderr
     assert footer["result"]["winner_team"] == res["winner_team"]
     v = CliRunner().invoke(app, ["replay", "--verify", str(log)])
@@ -281,7 +281,8 @@ def test_a_match_is_pinned_only_when_asked(tmp_path: Path) -> None:
                 "--target", "10", "--match-id", "m", *extra)
         assert r.returncode == 0, r.stderr
         header = jsonl(out / "m.jsonl")[0]
-        assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": affinity}, extra
+        assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": affinity,
+                                 "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}, extra
         assert ("setting.deprecated" in r.stderr) == (extra[:1] == ("--bot-cpus",)), r.stderr
     assert "--affinity auto" in r.stderr
 
@@ -448,7 +449,8 @@ def test_the_run_is_in_every_header(league_a: Path, league_b: Path) -> None:
         expected = None if placed.bots is None else {"bots": sorted(placed.bots), "referee": sorted(placed.referee or ())}
         for log in (out / "logs").iterdir():
             header = jsonl(log)[0]
-            assert header["run"] == {"poll_us": poll, "affinity": expected}, log.name
+            assert header["run"] == {"poll_us": poll, "affinity": expected,
+                                     "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}, log.name
             assert not {"bot_cpus", "referee_cpus", "spin_us"} & set(header), log.name
         league = json.loads((out / "league.json").read_text())
         assert league["run"] == {"poll_us": poll, "affinity": affinity}

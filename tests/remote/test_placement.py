@@ -196,7 +196,8 @@ def test_the_referee_thread_is_pinned_during_the_match_only(tmp_path: Path) -> N
     assert os.sched_getaffinity(0) == CPUS
     header = json.loads(outcome.log_path.read_text().splitlines()[0])
     # In-process players are not processes the arena placed: no bots' CPUs.
-    assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [referee]}}
+    assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [referee]},
+                             "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
     for old in ("bot_cpus", "referee_cpus", "spin_us"):
         assert old not in header
 
