@@ -6,14 +6,12 @@ client imports grpc) and sets it in the environment of the Python bots it launch
 interpreter and grpcio. The SDK itself changes nothing in its host process's
 environment (a library should not); a bot started by hand may set the variable itself.
 
-From grpcio 1.80 on, TCP connections run on the "EventEngine" by default. On the small
-virtual machines we measure on (2 vCPUs, halting idle CPUs), that engine hands each
-message between more threads, and a round trip on an open stream costs more:
-``bench/grpc_baseline.py`` and ``bench/protocol.py`` measured, in one run each, about
-150 µs instead of 210 µs of client CPU per round trip, and 1.15-1.35x the round trips
-per second (raw stream and SDK bots alike). grpcio keeps the previous (iomgr) code
-behind two experiment switches; this module turns them off through
-``GRPC_EXPERIMENTS``, which grpcio reads once, when it is first imported.
+From grpcio 1.80 on, TCP connections run on the "EventEngine" by default, which costs
+more per round trip on the machines we measure on (docs/performance.md, "The gRPC
+tuning"). grpcio keeps the previous (iomgr) code behind two experiment switches; this
+module turns them off through ``GRPC_EXPERIMENTS``, which grpcio reads once, when it is
+first imported. What a match ran with is recorded in its hand log's ``run``
+(:meth:`arena.runtime.Runtime.header`).
 
 It changes nothing when:
 
