@@ -60,7 +60,7 @@ from arena.referee.player import (
     SeatStats,
 )
 from arena.referee.policy import default_action
-from arena.results import result_to_json
+from arena.results import ended_by_text, result_to_json
 
 FAULT_DETAIL_CHARS = 500
 """Characters of a fault's detail kept in the hand log and the result."""
@@ -217,6 +217,7 @@ class MatchSession:
         self._detail = ""
         self._prediction: _Prediction | None = None
         self._turn: Turn | None = None
+        self._result: MatchResult | None = None
         self._advance(None)
 
     # ------------------------------------------------------------------ what the driver reads
@@ -317,7 +318,9 @@ class MatchSession:
         return self._turn is None
 
     def result(self) -> MatchResult:
-        """How the match ended (call it when :attr:`is_over`)."""
+        """How the match ended (call it when :attr:`is_over`; built once, then the same object)."""
+        if self._result is not None:
+            return self._result
         state = self._state
         if self._forfeit_team is not None:
             winner: int | None = 1 - self._forfeit_team
@@ -329,7 +332,7 @@ class MatchSession:
         # A game has begun once a decision of one of its hands was asked: the hand in
         # play when a forfeit stopped the match may be the first of a new game.
         begun = state.game_no if self._forfeit_team is not None and self._steps else None
-        return MatchResult(
+        result = MatchResult(
             match_id=self.config.match_id,
             seed=self.config.seed,
             winner_team=winner,
@@ -341,6 +344,9 @@ class MatchSession:
             detail=self._detail,
             games=games_record(state.hand_results, begun),
         )
+        if self._turn is None:  # over: nothing can change it any more
+            self._result = result
+        return result
 
     def end_info(self) -> MatchEndInfo:
         """What every seat is told when the match is over."""
@@ -476,7 +482,7 @@ def games_record(results: Sequence[HandResult], begun: int | None = None) -> lis
         entry = games[-1]
         entry["scores"] = list(r.scores_after)
         if r.game_over:
-            entry["winner"], entry["ended_by"] = r.game_winner, result_to_json(r)["ended_by"]  # as the hand log writes it
+            entry["winner"], entry["ended_by"] = r.game_winner, ended_by_text(r.ended_by)
     if begun is not None and (not games or games[-1]["game"] != begun):
         games.append({"game": begun, "winner": None, "scores": [0, 0], "ended_by": None})
     return games
