@@ -29,8 +29,9 @@ LEVELS = {
     "runtime": 4,     # how matches run for speed
     "check": 5,       # mus check, replay --against
     "league": 5,      # leagues and run_match
-    "cli": 6,         # the mus command
-    "__main__": 7,
+    "report": 6,      # the HTML report and the terminal's hand view (reads logs, leagues' outputs)
+    "cli": 7,         # the mus command
+    "__main__": 8,
 }
 
 

@@ -1,0 +1,56 @@
+"""``mus report OUT_DIR``: the HTML report of a league's (or a match folder's) output."""
+
+from __future__ import annotations
+
+import os
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import fail
+from arena.report import Report, ReportError, report_folder
+
+
+def open_in_browser(report: Report, asked: bool | None) -> None:
+    """Open the report's page in the user's browser: when asked, or (``asked`` None)
+    when a person is there to see it (stdout a terminal, and a display to show a
+    window on; on a bare terminal the browser could be a text one taking it over)."""
+    if asked is None:
+        asked = sys.stdout.isatty() and bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                             or sys.platform in ("darwin", "win32"))
+    if asked and not webbrowser.open(report.index.resolve().as_uri()):
+        typer.echo("no browser could be started: open the file above", err=True)
+
+
+def print_report(report: Report) -> None:
+    """Where the report is, and the logs it left out."""
+    for w in report.warnings:
+        typer.echo(f"warning: left out: {w}", err=True)
+    typer.echo(f"report: {report.index} ({report.matches} match{'es' if report.matches != 1 else ''})")
+
+
+def report(
+    folder: Annotated[Path, typer.Argument(metavar="OUT_DIR", help="A league's output folder (mus league --out), or a folder of hand logs (mus match --out).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: OUT_DIR/report).")] = None,
+    open_page: Annotated[bool | None, typer.Option("--open/--no-open", help="Open it in a browser (default: on a terminal with a display).")] = None,
+) -> None:
+    """Write an HTML report: standings with rating intervals, charts, the crosstable,
+    every match, and a hand-by-hand replay viewer (all-seeing or one seat's view).
+
+    It needs no server and no network: open OUT_DIR/report/index.html. Each match's
+    hands are in report/matches/, loaded when the match is opened, so a league of
+    thousands of matches opens at once. It can be written while a league runs (the
+    standings of the matches saved so far). Exit codes: 0 written; 2 no hand log, or
+    the report cannot be written.
+    """
+    try:
+        written = report_folder(folder, out)
+    except ReportError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the report: {exc.strerror or exc}")
+    print_report(written)
+    open_in_browser(written, open_page)
