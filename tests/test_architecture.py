@@ -45,9 +45,18 @@ def test_mus_core_imports_stdlib_only() -> None:
             assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"
 
 
+ENGINE_IN_MUS_CORE = ("state.py", "random_play.py")
+"""The engine's state machine lives in sdk/mus_core (shipped with the
+SDK so that bots search with the referee's own rules); arena/engine re-exports them."""
+
+
 def test_engine_imports_stdlib_and_mus_core_only() -> None:
-    """arena/engine: the standard library and mus_core only, and no I/O, clock or logging modules."""
-    for path in _files("arena/engine"):
+    """The engine (sdk/mus_core/state.py and its forward model, and arena/engine, which
+    re-exports them): the standard library and mus_core only, and no I/O, clock or logging
+    modules."""
+    engine = [ROOT / "sdk" / "mus_core" / name for name in ENGINE_IN_MUS_CORE]
+    assert all(p.exists() for p in engine), engine
+    for path in [*engine, *_files("arena/engine")]:
         for name in _imports(path):
             top = name.split(".")[0]
             if top == "arena":

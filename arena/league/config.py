@@ -43,8 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Rules
-from arena.engine.state import SEED_LIMIT
+from arena.engine import SEED_LIMIT, Rules
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.placement import PlacementError
 from arena.remote.sandbox import PROFILES, check_profile

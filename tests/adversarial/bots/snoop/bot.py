@@ -43,9 +43,8 @@ _PARENTS = Path(__file__).resolve().parents
 if len(_PARENTS) > 4 and (_PARENTS[4] / "arena" / "engine").is_dir():
     sys.path.insert(0, str(_PARENTS[4]))
 
+from mus_core.state import _permute  # noqa: E402  (the public engine, as an attacker reads it)
 from mus_sdk import NO_MUS, NO_QUIERO, PASO, Action, Bot, Observation, serve  # noqa: E402
-
-from arena.engine.state import _permute  # noqa: E402  (the public engine, as an attacker reads it)
 
 OUT = Path(os.environ.get("MUS_SNOOP_OUT", "."))
 RANGE = int(os.environ.get("MUS_SNOOP_RANGE", str(1 << 20)))
