@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import check, demo, league, match, replay, report, scenario
+from arena.cli import check, demo, league, match, replay, report, scenario, sprt
 from arena.log_setup import LOG_FORMATS, configure_logging
 
 app = typer.Typer(
@@ -59,4 +59,5 @@ app.command("replay")(replay.replay_cmd)
 app.command("check")(check.check)
 app.command("scenario")(scenario.scenario)
 app.command("demo")(demo.demo)
+app.command("sprt")(sprt.sprt)
 app.command("report")(report.report)

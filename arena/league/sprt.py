@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 PAIR_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
@@ -154,7 +154,7 @@ class Estimate:
 
     pairs: int
     score: float
-    """Mean pair score (NEW's match score), 0.5 when no pair was seen."""
+    """NEW's mean match score, with the two pseudo-pairs (0.5 when no pair was seen)."""
     elo: float
     elo_low: float
     elo_high: float
@@ -166,24 +166,24 @@ class Estimate:
 def estimate(counts: Mapping[float, float]) -> Estimate:
     """The Elo difference with its 95% interval and the likelihood of superiority.
 
-    The interval is the normal one on the score scale, with the pairs' own variance (so
-    it shrinks as much as duplicate deals make the twins split), computed after adding
-    one pseudo-pair scored 0 and one scored 1 (as the Agresti–Coull interval adds two
-    pseudo-trials): at a perfect score or after few pairs it stays wide instead of
-    collapsing on the observed score. The point estimate is the raw mean's Elo.
+    Computed after adding one pseudo-pair scored 0 and one scored 1 (as the
+    Agresti–Coull interval adds two pseudo-trials), so that a perfect score or a handful
+    of pairs gives a finite estimate and a wide interval instead of one collapsed on the
+    observed score; after hundreds of pairs the two pseudo-pairs change nothing visible.
+    The standard error is the pairs' own (so it shrinks as much as duplicate deals make
+    the twins split); the interval is normal on the log-odds scale (delta method), so it
+    stays inside (−inf, inf) and is not cut at a score of 0 or 1.
     """
     n = sum(counts.values())
     total = sum(x * c for x, c in counts.items())
-    score = total / n if n else 0.5
     aug_n = n + 2
-    aug_mean = (total + 1.0) / aug_n
-    aug_var = (sum(c * (x - aug_mean) ** 2 for x, c in counts.items())
-               + (0.0 - aug_mean) ** 2 + (1.0 - aug_mean) ** 2) / (aug_n - 1)
-    se = math.sqrt(aug_var / aug_n)
-    low = max(aug_mean - Z95 * se, 0.0)
-    high = min(aug_mean + Z95 * se, 1.0)
-    los = 0.5 * math.erfc(-(aug_mean - 0.5) / (se * math.sqrt(2.0))) if se > 0 else 0.5
-    return Estimate(int(n), score, score_to_elo(score), score_to_elo(low), score_to_elo(high), los)
+    mean = (total + 1.0) / aug_n
+    var = (sum(c * (x - mean) ** 2 for x, c in counts.items()) + mean**2 + (1.0 - mean) ** 2) / (aug_n - 1)
+    se = math.sqrt(var / aug_n)
+    elo = score_to_elo(mean)
+    se_elo = 400.0 / math.log(10.0) * se / (mean * (1.0 - mean))
+    los = 0.5 * math.erfc(-(mean - 0.5) / (se * math.sqrt(2.0))) if se > 0 else 0.5
+    return Estimate(int(n), mean, elo, elo - Z95 * se_elo, elo + Z95 * se_elo, los)
 
 
 def pair_score(wins_of_new: Iterable[float]) -> float:
@@ -228,3 +228,68 @@ def run_sprt(params: SprtParams, scores: Iterable[float]) -> SprtState:
         if verdict is not Verdict.CONTINUE:
             return SprtState(params, counts, value, verdict, n)
     return SprtState(params, counts, value, Verdict.CONTINUE, None)
+
+
+@dataclass
+class PairTracker:
+    """Gathers the matches of a test as they finish, in any order, and gives the
+    duplicate pairs to the test in deal order.
+
+    The test counts the longest run of whole pairs from deal 0 on, so that its verdict
+    depends only on the seed, never on which match of parallel jobs finished first
+    (or on how long a match lasted). A pair is **void** when one of its matches has no
+    winner that play decided: a bot did not start (its team forfeited), or the match
+    was aborted; it is skipped, not scored.
+    """
+
+    params: SprtParams
+    max_pairs: int
+    _matches: dict[int, dict[int, float | None]] = field(default_factory=dict)
+    _next: int = 0
+    counts: dict[float, int] = field(default_factory=lambda: {x: 0 for x in PAIR_SCORES})
+    void: int = 0
+    llr: float = 0.0
+    verdict: Verdict = Verdict.CONTINUE
+    decided_at: int | None = None
+    """Deals taken when the verdict was reached."""
+
+    def add(self, deal: int, twin: int, new_score: float | None) -> list[tuple[int, float | None]]:
+        """One finished match: its deal, which twin (0 or 1), NEW's score (1 won, 0 lost;
+        None: void). Returns the pairs this completed, in order, as (deal, pair score or
+        None for a void pair); after the verdict nothing more is counted."""
+        self._matches.setdefault(deal, {})[twin] = new_score
+        taken: list[tuple[int, float | None]] = []
+        while self.verdict is Verdict.CONTINUE and len(self._matches.get(self._next, {})) == 2:
+            twins = self._matches.pop(self._next)
+            a, b = twins[0], twins[1]
+            score = None if a is None or b is None else pair_score((a, b))
+            if score is None:
+                self.void += 1
+            else:
+                self.counts[score] = self.counts.get(score, 0) + 1
+                self.llr = llr(self.counts, self.params)
+                self.verdict = self.params.verdict(self.llr)
+            taken.append((self._next, score))
+            self._next += 1
+            if self.verdict is not Verdict.CONTINUE:
+                self.decided_at = self._next
+        return taken
+
+    @property
+    def pairs(self) -> int:
+        """Pairs scored (void ones not included)."""
+        return sum(self.counts.values())
+
+    @property
+    def deals_done(self) -> int:
+        """Deals taken by the test, void ones included."""
+        return self._next
+
+    @property
+    def exhausted(self) -> bool:
+        """Every scheduled deal is taken and no verdict was reached."""
+        return self.verdict is Verdict.CONTINUE and self._next >= self.max_pairs
+
+    def estimate(self) -> Estimate:
+        """Elo difference, interval and LOS of the pairs scored."""
+        return estimate(self.counts)
