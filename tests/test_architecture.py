@@ -45,8 +45,8 @@ def test_mus_core_imports_stdlib_only() -> None:
             assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"
 
 
-ENGINE_IN_MUS_CORE = ("state.py", "random_play.py")
-"""The engine's state machine lives in sdk/mus_core (shipped with the
+ENGINE_IN_MUS_CORE = ("state.py", "forward.py", "random_play.py")
+"""The engine's state machine and its forward model live in sdk/mus_core (shipped with the
 SDK so that bots search with the referee's own rules); arena/engine re-exports them."""
 
 

@@ -55,7 +55,9 @@ from mus_core.events import (
     Phase,
     Sena,
 )
+from mus_core.forward import sample_state
 from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
+from mus_core.state import MusState
 
 __all__ = [
     "CARDS", "FIXED_ACTIONS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS",
@@ -374,6 +376,21 @@ class Observation:
     def legal(self) -> LegalActions:
         """Deprecated alias of :attr:`legal_actions` (the engine and the proto's name)."""
         return self.legal_actions
+
+    def to_state(self, rng: random.Random, known_discards: Iterable[Card] = ()) -> MusState:
+        """A full engine state consistent with everything this seat has seen, the hidden
+        cards drawn uniformly among the consistent ones (a determinisation, for search).
+
+        ``rng`` draws the hidden cards; ``known_discards``: the cards this seat threw in
+        this hand, if the bot kept them (an observation does not carry them). Clone the
+        state, apply actions, and :func:`mus_sdk.forward.play_out_hand` to the end of
+        the hand. See :mod:`mus_core.forward` for how it is built and what it does not
+        condition on.
+
+        Raises:
+            mus_core.forward.SamplingError: the observation admits no consistent deal.
+        """
+        return sample_state(self, rng, known_discards)
 
     @property
     def num_seats(self) -> int:

@@ -22,7 +22,7 @@ def test_sdk_imports_with_only_grpc_and_protobuf() -> None:
 import sys
 stdlib = [p for p in sys.path if p.startswith(sys.base_prefix) and 'site-packages' not in p]
 sys.path[:] = stdlib + [{str(REPO / "sdk")!r}, {site!r}, {plat!r}]
-import mus_core, mus_sdk, mus_sdk.evaluate, mus.v1.bot_service_pb2_grpc
+import mus_core, mus_sdk, mus_sdk.evaluate, mus_sdk.forward, mus.v1.bot_service_pb2_grpc
 from mus_sdk import serve, Bot
 assert mus_sdk.__file__.startswith({str(REPO / "sdk")!r}), mus_sdk.__file__
 assert mus_core.__file__.startswith({str(REPO / "sdk")!r}), mus_core.__file__
@@ -51,6 +51,9 @@ import sys
 sys.path[:] = [p for p in sys.path if p.startswith(sys.base_prefix) and 'site-packages' not in p]
 sys.path.append({str(REPO / "sdk")!r})
 import mus_core, mus_core.actions, mus_core.cards, mus_core.errors, mus_core.evaluate, mus_core.events, mus_core.rules
+import mus_core.state, mus_core.forward, mus_core.random_play, random
+state = mus_core.state.MusState.new(mus_core.Rules(), seed=1)
+mus_core.forward.play_out_hand(mus_core.forward.sample_state(state.view(0), random.Random(1)), random.Random(2))
 assert mus_core.evaluate.evaluate(mus_core.parse_cards("Ro 3c Co Ab")).total == 31
 print(sorted({{m.split('.')[0] for m in sys.modules}} - set(sys.stdlib_module_names) - {{'__main__'}}))
 """
