@@ -2,8 +2,9 @@
 # Installs what the bots in other languages need to build and run, from Debian's packages:
 # Node.js + npm (bots/js) and a C++ toolchain with gRPC (bots/cpp); openssl for the TLS
 # tests; bubblewrap for the strict sandbox (tests/adversarial/test_sandbox.py, and leagues
-# run with --sandbox strict). As root it installs what is missing; otherwise it names what
-# to install.
+# run with --sandbox strict); chromium, the headless browser of the HTML report's tests
+# (tests/report, driven by Playwright, which never downloads a browser of its own). As
+# root it installs what is missing; otherwise it names what to install.
 set -euo pipefail
 
 need=()
@@ -11,6 +12,7 @@ command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v openssl >/dev/null || need+=(openssl)
 command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v chromium >/dev/null || need+=(chromium)
 command -v cmake >/dev/null || need+=(cmake)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)

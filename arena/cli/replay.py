@@ -18,6 +18,7 @@ def replay_cmd(
     seat: Annotated[int | None, typer.Option("--seat", help="Show only what seat S saw (its cards, public actions, señas it saw).")] = None,
     check: Annotated[bool, typer.Option("--verify", help="Re-play through the engine and report every mismatch (exit 1 if any).")] = False,
     against: Annotated[str | None, typer.Option("--against", help="Re-send --seat's decision requests to this bot, with the logged time control, and list where it now answers differently, illegally or late.")] = None,
+    html: Annotated[bool, typer.Option("--html", help="Write the match as an HTML report with the hand viewer (LOG's folder/<match>.report/index.html), and open it on a terminal with a display.")] = False,
 ) -> None:
     """Show a match hand by hand: the cards of each seat, every action in order, señas, scoring.
 
@@ -36,6 +37,9 @@ def replay_cmd(
         fail(f"--seat must be 0..{n_seats - 1} for this {n_seats}-player match, not {seat}")
     for err in log.errors:
         typer.echo(f"warning: {log_file}: {err} (skipped)", err=True)
+    if html:
+        _html(log_file)
+        return
     if against is not None:
         if seat is None:
             fail("--against needs --seat (whose decisions to re-send)")
@@ -81,3 +85,11 @@ def replay_cmd(
         typer.echo(f"result: winner team {r.get('winner_team')}, games {r.get('games_won')}, {r.get('reason')}")
     else:
         typer.echo("no footer: the match did not finish (the log holds every finished hand)")
+
+
+def _html(log_file: Path) -> None:
+    """``--html``: the match's report, as ``mus report`` writes a folder's."""
+    from arena.cli.report import publish
+    from arena.report import report_log
+
+    publish(lambda: report_log(log_file), None)

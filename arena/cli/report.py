@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -25,11 +26,19 @@ def open_in_browser(report: Report, asked: bool | None) -> None:
         typer.echo("no browser could be started: open the file above", err=True)
 
 
-def print_report(report: Report) -> None:
-    """Where the report is, and the logs it left out."""
-    for w in report.warnings:
+def publish(make: Callable[[], Report], open_page: bool | None) -> None:
+    """Write a report with ``make``; say where it is and which logs it left out, and open
+    it (:func:`open_in_browser`). A report that cannot be made or written exits 2."""
+    try:
+        written = make()
+    except ReportError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the report: {exc.strerror or exc}")
+    for w in written.warnings:
         typer.echo(f"warning: left out: {w}", err=True)
-    typer.echo(f"report: {report.index} ({report.matches} match{'es' if report.matches != 1 else ''})")
+    typer.echo(f"report: {written.index} ({written.matches} match{'es' if written.matches != 1 else ''})")
+    open_in_browser(written, open_page)
 
 
 def report(
@@ -46,11 +55,4 @@ def report(
     standings of the matches saved so far). Exit codes: 0 written; 2 no hand log, or
     the report cannot be written.
     """
-    try:
-        written = report_folder(folder, out)
-    except ReportError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot write the report: {exc.strerror or exc}")
-    print_report(written)
-    open_in_browser(written, open_page)
+    publish(lambda: report_folder(folder, out), open_page)

@@ -357,7 +357,7 @@
 
   function route() {
     const p = new URLSearchParams(location.hash.slice(1));
-    const id = p.get("match");
+    const id = p.get("match") || (INDEX.matches.length === 1 && !INDEX.league ? INDEX.matches[0].id : null);
     if (!id) {
       $("match").hidden = true;
       $("overview").hidden = false;
