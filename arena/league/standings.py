@@ -15,7 +15,15 @@ curvature, so the interval narrows no faster than a binomial proportion's, and t
 curvature shrinks as results get one-sided, so a perfect score widens the interval
 instead of collapsing it (2 wins out of 2 in a two-entry league: 1676, 1367–1985; a
 bootstrap of the matches gave 1676–1676, as every resample of 2 wins is 2 wins).
-Matches count as independent; the twins of a duplicate deal are not (see
+In a duplicate league the unit is the **deal pair**: the two twins of a deal (the same
+cards, the teams exchanging seats) are not independent. When the cards decide, twins
+split, and the pair's result varies less than two independent matches' would; when a
+bot wins some deals whichever side it plays, they agree, and it varies more. The
+ratings are fitted on the matches as before, and the data's share of the curvature is
+divided by the league's **dispersion** of pair results (quasi-likelihood), estimated
+from how often twins split against how often independent twins would, and shrunk toward
+1 by a prior worth :data:`DISPERSION_PRIOR_SPLITS` expected splits, so that a handful of
+pairs cannot claim a precision they have not shown (:func:`pair_dispersion`;
 docs/league.md, "Standings").
 
 Stones: a game won by an accepted órdago ends with the winner short of the target, so
@@ -33,13 +41,18 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.engine import Rules
 from arena.league.runmatch import start_failed_seats
 
+DISPERSION_PRIOR_SPLITS = 4.0
+"""Weight of the prior belief that twins are independent (dispersion 1), in splits
+expected under independence (two equal entries expect one per two pairs): with few
+pairs the interval stays near that of independent matches; with many, the observed
+dispersion wins (0.54 after 100 pairs of equals that split three times in four)."""
 SCALE = 400.0 / math.log(10.0)
 """Elo points per natural log-odds unit."""
 Z95 = 1.959963984540054
@@ -93,6 +106,11 @@ class Standings:
     stones_unadjusted: int = 0
     """Matches whose record lacks ``games`` (written before results.jsonl carried it):
     their órdago games cannot be found, so their raw stones are counted."""
+    deal_pairs: int = 0
+    """Deal pairs (both twins decided): the unit of the intervals in a duplicate league."""
+    dispersion: float = 1.0
+    """How much the deal pairs' results vary against independent twins (below 1: twins
+    split, the intervals are narrower than matches counted as independent would give)."""
 
     def to_json(self) -> dict[str, Any]:
         """As plain JSON values (standings.json)."""
@@ -104,7 +122,8 @@ class Standings:
             for k in ("rating", "rating_low", "rating_high"):
                 row[k] = round(row[k], 1)
             rows.append(row)
-        return {"standings": rows, "crosstable": self.cross, "stones_unadjusted": self.stones_unadjusted}
+        return {"standings": rows, "crosstable": self.cross, "stones_unadjusted": self.stones_unadjusted,
+                "deal_pairs": self.deal_pairs, "dispersion": round(self.dispersion, 4)}
 
     def to_csv(self) -> str:
         """One row per entry (standings.csv)."""
@@ -132,6 +151,10 @@ class RatingFit:
 
     rating: dict[str, float]
     stderr: dict[str, float]
+    pairs: int = 0
+    """Deal pairs (both twins decided) among the matches."""
+    dispersion: float = 1.0
+    """The dispersion the errors were scaled by (1: matches independent)."""
 
 
 def _log_sigmoid(x: float) -> float:
@@ -166,17 +189,25 @@ def _cholesky_inverse(a: list[list[float]]) -> list[list[float]]:
     return inv
 
 
-def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations: int = 100) -> RatingFit:
+def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations: int = 100,
+                     clusters: Sequence[Hashable | None] | None = None) -> RatingFit:
     """Posterior-mode ratings and their standard errors (natural log-odds units).
 
     A team's strength is the mean of its members' ratings. Matches between the same
     teams are pooled (wins and count are all the likelihood needs), then damped Newton
     steps climb the log posterior, which is concave: each step is halved until the
     posterior does not fall, so the fit converges whatever the data.
+
+    ``clusters`` (one per match; None for a match on its own) names each match's deal
+    pair: two matches of one cluster between the same teams are twins, and the errors
+    come from the pairs' dispersion (:func:`pair_dispersion`); otherwise every match
+    counts as independent.
     """
     index = {n: i for i, n in enumerate(names)}
     k = len(names)
     pooled: dict[tuple[tuple[int, float], ...], list[float]] = {}
+    oriented: list[tuple[tuple[tuple[int, float], ...], float]] = []
+    """Each match as (its pair of teams in one orientation, that orientation's score); empty key: none."""
     for t0, t1, s in matches:
         c: dict[int, float] = {}
         for m in t0:
@@ -184,11 +215,12 @@ def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations:
         for m in t1:
             c[index[m]] = c.get(index[m], 0.0) - 1.0 / len(t1)
         key = tuple(sorted((i, v) for i, v in c.items() if v))
-        if not key:
-            continue  # a team against itself tells nothing
-        if key[0][1] < 0:
+        if key and key[0][1] < 0:
             # One orientation per pair of teams: A beating B as team 0 or as team 1 is the same fact.
             key, s = tuple((i, -v) for i, v in key), 1.0 - s
+        oriented.append((key, s))
+        if not key:
+            continue  # a team against itself tells nothing
         acc = pooled.setdefault(key, [0.0, 0.0])
         acc[0] += s
         acc[1] += 1.0
@@ -235,14 +267,74 @@ def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations:
         r, current = cand, value
         if moved < 1e-10:
             break
+    pairs, dispersion = pair_dispersion(r, oriented, clusters, k)
     _, info = derivatives(r)
+    if pairs:
+        # Only the pairs' share of the data's curvature is rescaled: the prior's and that
+        # of matches without a twin stay as they are.
+        for key, _ in _pair_members(oriented, clusters):
+            d = sum(r[i] * v for i, v in key)
+            w = _sigmoid(d) * (1.0 - _sigmoid(d)) * (1.0 / dispersion - 1.0)
+            for i, vi in key:
+                for j, vj in key:
+                    info[i][j] += w * vi * vj
     cov = _cholesky_inverse(info) if k else []
     mean = sum(r) / k if k else 0.0
     # Var(r_i − mean r) = C_ii − (2/k) Σ_j C_ij + (1/k²) Σ_jl C_jl.
     row_sums = [sum(row) for row in cov]
     grand = sum(row_sums)
     stderr = {n: math.sqrt(max(cov[i][i] - 2.0 * row_sums[i] / k + grand / (k * k), 0.0)) for n, i in index.items()}
-    return RatingFit({n: r[i] - mean for n, i in index.items()}, stderr)
+    return RatingFit({n: r[i] - mean for n, i in index.items()}, stderr, pairs, dispersion)
+
+
+_Oriented = Sequence[tuple[tuple[tuple[int, float], ...], float]]
+
+
+def _pair_members(oriented: _Oriented, clusters: Sequence[Hashable | None] | None
+                  ) -> list[tuple[tuple[tuple[int, float], ...], float]]:
+    """The matches that belong to a deal pair: two matches of one cluster, between the
+    same two teams (the twins of a deal)."""
+    if clusters is None:
+        return []
+    by_cluster: dict[Hashable, list[int]] = {}
+    for j, c in enumerate(clusters):
+        if c is not None and oriented[j][0]:
+            by_cluster.setdefault(c, []).append(j)
+    out = []
+    for js in by_cluster.values():
+        if len(js) == 2 and oriented[js[0]][0] == oriented[js[1]][0]:
+            out += [oriented[j] for j in js]
+    return out
+
+
+def pair_dispersion(r: Sequence[float], oriented: _Oriented, clusters: Sequence[Hashable | None] | None,
+                    k: int) -> tuple[int, float]:
+    """(deal pairs, dispersion) at the ratings ``r``: how much more (over 1) or less (under
+    1) a pair's wins vary than those of two independent matches.
+
+    For twins each won with probability p and correlated by ρ, the variance of the pair's
+    wins is 2p(1 − p)(1 + ρ) and the probability that they split 2p(1 − p)(1 − ρ): so
+    the dispersion 1 + ρ is 2 − splits / expected splits, the expected ones summed over
+    the pairs under independence at the fitted ratings. Shrunk toward 1 by a prior of
+    :data:`DISPERSION_PRIOR_SPLITS` expected splits, all seen: 2 − (S + m) / (E + m).
+    The evidence about the twins is in their splits: between unequal entries few are
+    expected, so a one-sided record (every pair won twice) leaves the dispersion near 1
+    (Pearson's statistic, tried first, read such a record as twins that split and
+    narrowed the interval of a perfect score). Kept within [1/50, 2]. ``k`` is unused
+    (the prior, not a degrees-of-freedom count, guards small samples)."""
+    del k
+    members = _pair_members(oriented, clusters)
+    pairs = len(members) // 2
+    if not pairs:
+        return 0, 1.0
+    splits = 0.0
+    expected = 0.0
+    for (key, s1), (_, s2) in zip(members[0::2], members[1::2], strict=True):
+        p = _sigmoid(sum(r[i] * v for i, v in key))
+        expected += 2.0 * p * (1.0 - p)
+        splits += s1 + s2 == 1.0
+    m = DISPERSION_PRIOR_SPLITS
+    return pairs, min(max(2.0 - (splits + m) / (expected + m), 0.02), 2.0)
 
 
 def fit_ratings(names: Sequence[str], matches: Sequence[Match], iterations: int = 100) -> dict[str, float]:
@@ -290,6 +382,9 @@ def compute_standings(
     table = {n: EntryStanding(n) for n in names}
     cross: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     rated: list[Match] = []
+    clusters: list[Hashable | None] = []
+    """Each rated match's deal pair: its two entries and its deal (in a duplicate league
+    the twins of a deal share it; in a plain one every match has a deal of its own)."""
     unadjusted = 0
     for rec in results:
         t = (rec["team0"], rec["team1"])
@@ -325,11 +420,12 @@ def compute_standings(
             e.start_failures += side in not_started
         if winner is not None:
             rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
-    fit = fit_rating_model(list(names), rated)
+            clusters.append((min(t), max(t), rec["deal"]) if rec.get("deal") is not None else None)
+    fit = fit_rating_model(list(names), rated, clusters=clusters)
     for n in names:
         e = table[n]
         e.rating = 1500 + SCALE * fit.rating[n]
         half = Z95 * SCALE * fit.stderr[n]
         e.rating_low, e.rating_high = e.rating - half, e.rating + half
     ordered = sorted(table.values(), key=lambda e: (-e.rating, -e.wins, e.name))
-    return Standings(ordered, cross, unadjusted)
+    return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion)
