@@ -21,8 +21,9 @@ $(DEVSTAMP): $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(DEVSTAMP)
 
+# Ends with the path of the league's HTML report (mus report).
 demo: setup
-	$(VENV)/bin/mus league leagues/demo.toml --out out/demo-$$(date +%Y%m%d-%H%M%S)
+	d=out/demo-$$(date +%Y%m%d-%H%M%S) && $(VENV)/bin/mus league leagues/demo.toml --out $$d && $(VENV)/bin/mus report $$d
 
 lint: setup-dev
 	$(VENV)/bin/ruff check arena sdk/mus_core sdk/mus_sdk bots tests bench
@@ -54,6 +55,7 @@ bench: setup-dev
 	$(PY) bench/polling.py
 	$(PY) bench/strength.py
 	$(PY) bench/league.py
+	$(PY) bench/report.py
 
 proto: setup-dev
 	$(PY) sdk/generate.py
