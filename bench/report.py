@@ -116,7 +116,7 @@ def screenshot(folder: Path, path: Path, match: str | None, hand: int, frame: in
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 760})
-        page.goto(report.index.as_uri())
+        page.goto(report.index.resolve().as_uri())
         match = match or page.get_attribute("#matches tbody tr", "data-match")
         page.evaluate("h => { location.hash = h; }", f"match={match}&hand={hand}&frame={frame}&view={view}")
         page.wait_for_function("want => document.body.dataset.ready === want", arg=f"{match}/{hand}/{frame}/{view}")

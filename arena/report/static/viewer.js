@@ -234,6 +234,7 @@
     t.append(el("div", { class: "center" },
       el("div", { class: "phase", id: "phase", text: phase }),
       el("div", { class: "bet", id: "bet", text: bet ? `on the table: ${bet}` : "" }),
+      el("div", { class: "note", id: "events", text: f > 0 && f <= h.steps.length ? (h.steps[f - 1].ev || []).join(" · ") : "" }),
       el("div", { class: "scores", id: "scores", "data-t0": sc ? sc[0] : "", "data-t1": sc ? sc[1] : "", text: sc ? `T0 ${sc[0]} – T1 ${sc[1]}` : "" }),
       el("div", { class: "note", text: `game ${h.game} · hand ${h.n}` })));
   }
@@ -262,8 +263,9 @@
     if (h.error) list.append(el("li", { class: "fault", text: `the re-play broke off: ${h.error}` }));
     const end = lastFrame(h);
     list.append(item("phase-head" + (f === end ? " cur" : ""), h.result ? "count" : h.stopped ? "stopped" : "end", end, { "data-frame": end }));
-    const cur = list.querySelector(".cur");
-    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    // Keep the newest line in sight: the current step and what followed it.
+    const shown = list.querySelectorAll("li:not(.future)");
+    if (shown.length) shown[shown.length - 1].scrollIntoView({ block: "nearest" });
   }
 
   function drawCount() {
