@@ -9,8 +9,8 @@ variant's rates and the arena's CPU time per decision, each variant's paired rat
 the first, and as its last line a JSON object with the medians.
 
     python bench/polling.py [--poll-us 0 200] [--prepare-ahead on|off|both] [--rounds 6] [--games 20]
-                            [--affinity auto|CPUS] [--load N]
-    python bench/polling.py --poll-us 200 --prepare-ahead both --affinity auto   # preparing ahead alone
+                            [--load N]
+    python bench/polling.py --poll-us 200 --prepare-ahead both   # preparing ahead alone
 """
 
 from __future__ import annotations
@@ -47,12 +47,10 @@ def main() -> None:
                     help="whether the referee prepares the next request while a bot thinks (default on, as mus match)")
     ap.add_argument("--rounds", type=int, default=6, help="rounds; each plays the match once per variant")
     ap.add_argument("--games", type=int, default=20, help="games_to_win of the match")
-    ap.add_argument("--affinity", default=None, metavar="auto|CPUS",
-                    help="pin the bots and the referee as `mus match --affinity` does (default: the system places them)")
     ap.add_argument("--load", type=int, default=0, metavar="N", help="start N busy processes for the whole run")
     args = ap.parse_args()
     try:
-        runtimes = {w: Runtime(poll_us=w, affinity=args.affinity) for w in args.poll_us}
+        runtimes = {w: Runtime(poll_us=w) for w in args.poll_us}
     except ValueError as exc:
         ap.error(str(exc))
     with busy_load(args.load):
@@ -60,7 +58,6 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, runtimes: dict[int, Runtime]) -> None:
-    placement = next(iter(runtimes.values())).placement
     print("machine:", json.dumps({**machine(), "process_cpus": process_cpus(), "load": args.load}))
     ahead = {"on": [True], "off": [False], "both": [False, True]}[args.prepare_ahead]
     variants = {
@@ -71,7 +68,7 @@ def run(args: argparse.Namespace, runtimes: dict[int, Runtime]) -> None:
     cpu: dict[str, list[float]] = {v: [] for v in variants}
     with tempfile.TemporaryDirectory() as tmp:
         manifest = load_manifest(HERE / "bots" / "trivial")
-        bots = [RemoteBot(manifest, Path(tmp), f"seat{i}", cpus=placement.bots) for i in range(4)]
+        bots = [RemoteBot(manifest, Path(tmp), f"seat{i}") for i in range(4)]
         try:
             for b in bots:
                 b.connect()
@@ -92,7 +89,7 @@ def run(args: argparse.Namespace, runtimes: dict[int, Runtime]) -> None:
             for b in bots:
                 b.close()
     ref = next(iter(variants))
-    out: dict[str, object] = {"bench": "polling", "affinity": args.affinity, "load": args.load, "rounds": args.rounds,
+    out: dict[str, object] = {"bench": "polling", "load": args.load, "rounds": args.rounds,
                               "variants": {}}
     for v in variants:
         pairs = [b / a for a, b in zip(rates[ref], rates[v], strict=True)]

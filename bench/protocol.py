@@ -17,10 +17,6 @@ Measures in one run, each round measuring everything under the same conditions:
 * ``ratio`` (the median), ``ratios`` (every round's): the match over its baseline of
   the same round, and ``check``: whether every round reached the issue's bar (0.6 on a
   quiet machine, 0.5 under ``--load``);
-* ``decisions_per_s_affinity_auto``, ``baseline_msgs_per_s_affinity_auto``,
-  ``ratio_affinity_auto``: the same with ``--affinity auto`` (the bots on one CPU, the
-  referee's thread on another, the baseline's servers and driver alike), the opt-in
-  placement for benchmarking;
 * ``prepared_ahead``: the share of the default match's decisions whose request the
   referee had prepared while the previous seat thought (see arena/referee/match.py);
 * ``decisions_per_s_strict``, ``strict_over_default``: the default match again with its
@@ -68,7 +64,6 @@ from arena.referee.match import MatchConfig, MatchResult, play_match_async  # no
 from arena.remote import sandbox  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
-from arena.remote.placement import pinned_thread  # noqa: E402
 from arena.runtime import DEFAULT_POLL_US, Runtime  # noqa: E402
 
 TRIVIAL = HERE / "bots" / "trivial"
@@ -91,7 +86,7 @@ def decisions_per_s(
     the seconds to start and connect the four bots (as a match does: all launched,
     then each waited for) are appended to ``startup``."""
     manifest = load_manifest(TRIVIAL)
-    bots = [RemoteBot(manifest, log_dir, f"seat{i}", cpus=runtime.placement.bots, sandbox=sandbox) for i in range(4)]
+    bots = [RemoteBot(manifest, log_dir, f"seat{i}", sandbox=sandbox) for i in range(4)]
     try:
         t_start = time.perf_counter()
         for b in bots:
@@ -117,8 +112,7 @@ def decisions_per_s(
 
 
 def baseline(seconds: float, runtime: Runtime, plain_first: bool = False) -> dict[int, float]:
-    """Raw round trips per second, placed as ``runtime`` places a match: the echo servers
-    run where the bots would and the driving thread where the referee would.
+    """Raw round trips per second, placed as a match is (by the system).
 
     Measured with the driver on the referee's event loop (polling ``runtime.poll_us``
     before it sleeps) and on a plain one (0), against the same servers: keyed by the
@@ -128,9 +122,7 @@ def baseline(seconds: float, runtime: Runtime, plain_first: bool = False) -> dic
     poll = runtime.poll_us
     with (
         tempfile.TemporaryDirectory() as tmp,
-        # The servers inherit the bots' CPUs, as bots do.
-        gb.servers(lambda i: gb._spawn("sync", "tcp", tmp, i), lambda: pinned_thread(runtime.placement.bots)) as targets,
-        pinned_thread(runtime.placement.referee),
+        gb.servers(lambda i: gb._spawn("sync", "tcp", tmp, i)) as targets,
     ):
         order = (0, poll) if plain_first else (poll, 0)
         rates = {w: gb.bench_session_aio(targets, seconds, loop_factory=_loop(w)) for w in dict.fromkeys(order)}
@@ -142,8 +134,6 @@ def sdk_ceiling(seconds: float, runtime: Runtime) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         return gb.bench_sdk_session(
             "tcp", tmp, seconds, loop_factory=_loop(runtime.poll_us),
-            bots_in=lambda: pinned_thread(runtime.placement.bots),
-            driver_in=lambda: pinned_thread(runtime.placement.referee),
         )
 
 
@@ -178,15 +168,10 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     print("machine:", json.dumps({**machine(), "load": args.load}))
     default = Runtime(poll_us=args.poll_us)  # as `mus match` runs a match: the system places everything
-    pinned = Runtime(poll_us=args.poll_us, affinity="auto")
-    where = pinned.placement
-    print("settings: the default (the system places the bots and the referee) and --affinity auto "
-          + (f"(bots on CPU {sorted(where.bots)}, referee on CPU {sorted(where.referee or ())})" if where.bots
-             else "(pins nothing here)") + (f"; {args.load} busy processes" if args.load else "; no load added"))
+    print("settings: the default (the system places the bots and the referee)"
+          + (f"; {args.load} busy processes" if args.load else "; no load added"))
     rates: list[float] = []
-    auto: list[float] = []
     bases: list[dict[int, float]] = []
-    auto_bases: list[dict[int, float]] = []
     ceilings: list[float] = []
     prepared: list[float] = []
     strict: list[float] = []
@@ -204,17 +189,13 @@ def run(args: argparse.Namespace) -> None:
         if with_strict:  # the same match, its bots under the strict sandbox (bubblewrap)
             with tempfile.TemporaryDirectory() as tmp:
                 strict.append(decisions_per_s(args.games, args.seed, Path(tmp), default, "strict", startup["strict"])[0])
-        with tempfile.TemporaryDirectory() as tmp:
-            auto.append(decisions_per_s(args.games, args.seed, Path(tmp), pinned)[0])
-        auto_bases.append(baseline(args.seconds, pinned, plain_first=r % 2 == 1))
         ceilings.append(sdk_ceiling(args.seconds, default))
-        best, auto_best = max(bases[-1].values()), max(auto_bases[-1].values())
+        best = max(bases[-1].values())
         print(
             f"round {r + 1}: match {n} decisions in {dt:.2f} s = {rate:,.0f} decisions/s, raw baseline "
             f"{best:,.0f} round trips/s {_loops(bases[-1])}: ratio {rate / best:.2f}"
             f"{'' if rate / best >= BAR[args.load > 0] else ' (below ' + str(BAR[args.load > 0]) + ')'}; "
-            f"--affinity auto: {auto[-1]:,.0f} decisions/s, baseline {auto_best:,.0f} {_loops(auto_bases[-1])}: "
-            f"ratio {auto[-1] / auto_best:.2f}; SDK ceiling {ceilings[-1]:,.0f} decisions/s"
+            f"SDK ceiling {ceilings[-1]:,.0f} decisions/s"
             + (f"; strict sandbox {strict[-1]:,.0f} decisions/s ({strict[-1] / rate:.2f} of default), bots started in "
                f"{startup['strict'][-1]:.2f} s against {startup['default'][-1]:.2f} s" if with_strict else ""),
             flush=True,
@@ -239,10 +220,6 @@ def run(args: argparse.Namespace) -> None:
         "ratios": ratios,
         "check": {"bar": bar, "every_round": min(ratios) >= bar},
         "baseline_msgs_per_s_by_loop": _by_loop(bases),
-        "decisions_per_s_affinity_auto": round(statistics.median(auto)),
-        "baseline_msgs_per_s_affinity_auto": round(statistics.median(max(b.values()) for b in auto_bases)),
-        "ratio_affinity_auto": _ratio(auto, auto_bases),
-        "affinity_auto": {"bots": _cpus(where.bots), "referee": _cpus(where.referee)},
         "prepared_ahead": round(statistics.median(prepared), 3),
         # The strict sandbox (arena/remote/sandbox.py): the same match, paired round by round.
         "decisions_per_s_strict": round(statistics.median(strict)) if strict else None,
@@ -256,15 +233,6 @@ def run(args: argparse.Namespace) -> None:
         "poll_us": args.poll_us,
         "transport": "tcp loopback, one bidi stream per seat, grpc.aio client, sync grpc.server bots",
     }))
-
-
-def _cpus(cpus: frozenset[int] | None) -> list[int] | None:
-    return sorted(cpus) if cpus is not None else None
-
-
-def _ratio(matches: list[float], bases: list[dict[int, float]]) -> float:
-    """The median over rounds of each round's match rate over its faster baseline."""
-    return round(statistics.median(m / max(b.values()) for m, b in zip(matches, bases, strict=True)), 3)
 
 
 def _by_loop(bases: list[dict[int, float]]) -> dict[str, int]:

@@ -5,13 +5,12 @@ production) until at least ``--hands`` hands are played, then prints the machine
 arena's resident memory (RSS) at start and end, the faults, and as its last line a JSON
 object. Target: memory growth under 50 MB, zero faults for these well-behaved bots.
 
-    python bench/soak.py [--hands 10000] [--jobs 2] [--affinity auto|CPUS]
+    python bench/soak.py [--hands 10000] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import tempfile
@@ -26,7 +25,6 @@ from _machine import machine  # noqa: E402
 
 from arena.league.config import load_league  # noqa: E402
 from arena.league.runner import run_league  # noqa: E402
-from arena.runtime import Runtime  # noqa: E402
 
 LEAGUE = """
 name = "soak"
@@ -64,13 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hands", type=int, default=10_000)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--affinity", default=None, metavar="auto|CPUS",
-                    help="pin the bots as `mus league --affinity` does (default: the system places them, as mus league)")
     args = ap.parse_args()
-    try:
-        runtime = Runtime(affinity=args.affinity)
-    except ValueError as exc:
-        ap.error(str(exc))
     print("machine:", json.dumps(machine()))
     start_rss = rss_mb()
     hands = faults = matches = rounds = 0
@@ -80,7 +72,7 @@ def main() -> None:
         while hands < args.hands:
             cfg_path = Path(tmp) / f"soak{rounds}.toml"
             cfg_path.write_text(LEAGUE.format(seed=rounds, matches=6, jobs=args.jobs, root=HERE.parent), encoding="utf-8")
-            config = dataclasses.replace(load_league(cfg_path), runtime=runtime)
+            config = load_league(cfg_path)
             run = run_league(config, Path(tmp) / f"out{rounds}", jobs=args.jobs)
             rounds += 1
             for r in run.results:
@@ -91,7 +83,7 @@ def main() -> None:
             print(f"round {rounds}: {hands} hands, {matches} matches, {faults} faults, arena RSS {samples[-1]:.1f} MB", flush=True)
     dt = time.perf_counter() - t0
     end_rss = rss_mb()
-    print(json.dumps({"bench": "soak", "affinity": runtime.affinity, "hands": hands, "matches": matches, "faults": faults,
+    print(json.dumps({"bench": "soak", "hands": hands, "matches": matches, "faults": faults,
                       "rss_start_mb": round(start_rss, 1), "rss_end_mb": round(end_rss, 1),
                       "rss_growth_mb": round(end_rss - start_rss, 1), "seconds": round(dt, 1),
                       "hands_per_s": round(hands / dt, 1)}))

@@ -1,7 +1,7 @@
 """The runtime seam (arena/runtime.py): one object, validated when built, one ``run``
 object in the hand log's header; and the settings it replaced, still accepted with one
-deprecation warning each (a manifest's share_cpu, --bot-cpus, --spin-us; a league file's
-bot_cpus and spin_us are in tests/league/test_league.py)."""
+deprecation warning each (a manifest's share_cpu, --affinity, --bot-cpus, --spin-us; a
+league file's bot_cpus and spin_us are in tests/league/test_league.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import pytest
 import structlog
 
 from arena import deprecation
-from arena.remote import placement
 from arena.remote.manifest import load_manifest
 from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
 
@@ -33,22 +32,15 @@ def _fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-@pytest.fixture
-def four_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(placement, "available_cpus", lambda: frozenset(range(4)))
-
-
 def deprecations(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in logs if e["event"] == "setting.deprecated"]
 
 
-def test_the_default_polls_and_pins_nothing() -> None:
+def test_the_default_polls() -> None:
     rt = Runtime()
-    assert (rt.poll_us, rt.affinity) == (DEFAULT_POLL_US, None)
-    assert rt.header() == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": None}
-    assert rt.to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": None}
-    assert Runtime(affinity="none") == rt
-    assert Runtime(affinity="auto", poll_us=0) == Runtime(affinity=" AUTO ", poll_us=0)  # canonical
+    assert rt.poll_us == DEFAULT_POLL_US
+    assert rt.header() == GRPC | {"poll_us": DEFAULT_POLL_US}
+    assert rt.to_json() == {"poll_us": DEFAULT_POLL_US}
 
 
 @pytest.mark.parametrize(
@@ -58,11 +50,6 @@ def test_the_default_polls_and_pins_nothing() -> None:
         ({"poll_us": MAX_POLL_US + 1}, "poll_us: the polling window"),
         ({"poll_us": True}, "poll_us: the polling window"),
         ({"poll_us": 0.5}, "poll_us: the polling window"),
-        ({"affinity": "lots"}, "affinity: must be 'none', 'auto' or a CPU list"),
-        ({"affinity": 3}, "affinity: must be 'auto' or a CPU list"),
-        ({"affinity": "9999"}, "affinity: CPU 9999 is not available to the arena"),
-        ({"jobs": 0}, "jobs: must be an integer >= 1"),
-        ({"slot": 2, "jobs": 2}, "slot: must be below jobs"),
     ],
 )
 def test_a_bad_value_is_refused_when_built_in_one_line(kwargs: dict[str, Any], message: str) -> None:
@@ -70,18 +57,6 @@ def test_a_bad_value_is_refused_when_built_in_one_line(kwargs: dict[str, Any], m
         Runtime(**kwargs)
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
-
-
-def test_the_header_says_where_the_match_ran(four_cpus: None) -> None:
-    auto = Runtime(affinity="auto")
-    assert auto.header() == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": [3], "referee": [2]}}
-    # Bots the arena did not start (at an address, in-process) run where they run.
-    assert auto.header(bots_placed=False) == GRPC | {"poll_us": DEFAULT_POLL_US, "affinity": {"bots": None, "referee": [2]}}
-    assert auto.for_job(1, 2).header()["affinity"] == {"bots": [1], "referee": [0]}
-    assert auto.for_job(1, 2).to_json() == {"poll_us": DEFAULT_POLL_US, "affinity": "auto"}
-    listed = Runtime(poll_us=0, affinity="2,1")
-    assert listed.header() == GRPC | {"poll_us": 0, "affinity": {"bots": [1, 2], "referee": None}}
-    assert listed.header(bots_placed=False) == GRPC | {"poll_us": 0, "affinity": None}
 
 
 def test_a_manifest_with_share_cpu_loads_with_one_warning(tmp_path: Path) -> None:
@@ -102,30 +77,21 @@ def test_the_bundled_bots_no_longer_say_share_cpu() -> None:
         assert "share_cpu" not in (REPO / folder / "bot.toml").read_text(encoding="utf-8"), folder
 
 
-@pytest.mark.parametrize(
-    ("old", "affinity", "instead"),
-    [("declared", "none", "nothing: the system places the bots"), ("any", "none", "nothing"),
-     ("auto", "auto", "--affinity auto"), ("0", "0", "--affinity 0")],
-)
-def test_the_old_flags_map_onto_the_runtime_with_one_warning_each(old: str, affinity: str, instead: str) -> None:
+def test_the_old_flags_are_ignored_or_kept_with_one_warning_each() -> None:
+    """--affinity and --bot-cpus are ignored (the system places the bots), --spin-us
+    still sets the window; each warns once per process."""
     with structlog.testing.capture_logs() as logs:
-        assert command_line(None, old, 0) == (affinity, 0)
-        assert command_line(None, old, 0) == (affinity, 0)  # once per flag
-    assert [(e["setting"], e["source"]) for e in deprecations(logs)] == [("--bot-cpus", "command line"),
-                                                                           ("--spin-us", "command line")]
-    assert deprecations(logs)[0]["instead"].startswith(instead)
-    assert "polls 0 µs" in deprecations(logs)[1]["instead"]
-
-
-def test_affinity_wins_over_the_old_flag() -> None:
-    with structlog.testing.capture_logs() as logs:
-        assert command_line("auto", "any") == ("auto", None)
-        assert command_line(None) == (None, None)
-    assert [e["setting"] for e in deprecations(logs)] == ["--bot-cpus"]
+        assert command_line("auto", "2-3", 0) == 0
+        assert command_line("auto", "2-3", 0) == 0  # once per flag
+        assert command_line() is None
+    assert [(e["setting"], e["source"]) for e in deprecations(logs)] == [
+        ("--affinity", "command line"), ("--bot-cpus", "command line"), ("--spin-us", "command line")]
+    assert all(e["instead"].startswith("nothing: the system places the bots") for e in deprecations(logs)[:2])
+    assert "polls 0 µs" in deprecations(logs)[2]["instead"]
 
 
 def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
-    """A manifest with share_cpu, --bot-cpus and --spin-us: the match is played, each
+    """A manifest with share_cpu, --affinity, --bot-cpus and --spin-us: the match is played, each
     setting warned about once, on one line, and the header's ``run`` says what was done."""
     bot = tmp_path / "old"
     bot.mkdir()
@@ -136,24 +102,25 @@ def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
     out = tmp_path / "m"
     r = subprocess.run(
         [sys.executable, "-m", "arena", "match", str(bot), str(REPO / "bots" / "random"), "--out", str(out),
-         "--games", "1", "--target", "10", "--match-id", "m", "--bot-cpus", "any", "--spin-us", "0"],
+         "--games", "1", "--target", "10", "--match-id", "m", "--affinity", "auto", "--bot-cpus", "any", "--spin-us", "0"],
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
     )
     assert r.returncode == 0, r.stderr
     lines = [line for line in r.stderr.splitlines() if "setting.deprecated" in line]
-    assert len(lines) == 3, r.stderr
-    for setting in ("share_cpu", "--bot-cpus", "--spin-us"):
+    assert len(lines) == 4, r.stderr
+    for setting in ("share_cpu", "--affinity", "--bot-cpus", "--spin-us"):
         assert sum(setting in line for line in lines) == 1, (setting, lines)
     header = json.loads((out / "m.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert header["run"] == {"poll_us": 0, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
+    assert header["run"] == {"poll_us": 0, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
 
 
 def test_a_league_file_with_the_old_keys_runs(tmp_path: Path) -> None:
     """bot_cpus and spin_us in a league file: one warning each, and the league is played
-    with what they ask for (here: the system's placement, no polling)."""
+    with the system's placement (bot_cpus, even naming CPUs this machine lacks, is
+    ignored) and the window spin_us asks for (no polling)."""
     league = tmp_path / "old.toml"
     league.write_text(
-        f'name = "old"\nseed = 5\nmatches_per_pairing = 1\nbot_cpus = "any"\nspin_us = 0\n'
+        f'name = "old"\nseed = 5\nmatches_per_pairing = 1\nbot_cpus = "0-4095"\nspin_us = 0\n'
         f'[rules]\ngames_to_win = 1\ntarget_points = 10\n'
         f'[[entry]]\nname = "a"\nbot = "{REPO / "bots" / "random"}"\n'
         f'[[entry]]\nname = "b"\nbot = "{REPO / "bots" / "rulebot"}"\n',
@@ -167,8 +134,8 @@ def test_a_league_file_with_the_old_keys_runs(tmp_path: Path) -> None:
     assert len(lines) == 2 and any("bot_cpus" in x for x in lines) and any("spin_us" in x for x in lines), r.stderr
     (log,) = (out / "logs").glob("*.jsonl")
     assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["run"] == {
-        "poll_us": 0, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
-    assert json.loads((out / "league.json").read_text(encoding="utf-8"))["run"] == {"poll_us": 0, "affinity": None}
+        "poll_us": 0, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
+    assert json.loads((out / "league.json").read_text(encoding="utf-8"))["run"] == {"poll_us": 0}
 
 
 def test_the_header_records_the_grpc_tuning_in_effect(monkeypatch: pytest.MonkeyPatch) -> None:

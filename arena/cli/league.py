@@ -41,8 +41,8 @@ def league(
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,
-    affinity: Annotated[str | None, typer.Option("--affinity", metavar="auto|CPUS", help="For benchmarking: pin bots and referees to CPUs. auto: each match's bots on one CPU, its referee on another (parallel matches get CPUs of their own while there are enough); a CPU list such as 2-3: the bots there. Default: the system places everything, which is right on a busy machine. See docs/performance.md.")] = None,
-    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated: --affinity.")] = None,
+    affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="A new process for every seat of every match (default: each job keeps a bot's process for its next matches of the same entry, never a deal twice; docs/league.md).")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
@@ -58,11 +58,11 @@ def league(
     """
     given = seed_option(seed)
     try:
-        asked, poll_us = command_line(affinity, bot_cpus, spin_us)
+        poll_us = command_line(affinity, bot_cpus, spin_us)
     except ValueError as exc:
         fail(str(exc))
     try:
-        config = load_league(config_file, affinity=asked, poll_us=poll_us, sandbox=sandbox)
+        config = load_league(config_file, poll_us=poll_us, sandbox=sandbox)
     except LeagueConfigError as exc:
         fail(str(exc))
     if given is not None:

@@ -61,8 +61,8 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    affinity: Annotated[str | None, typer.Option("--affinity", metavar="auto|CPUS", help="For benchmarking: pin the bots and the referee to CPUs. auto: the bots on one CPU, the referee on another; a CPU list such as 2-3: the bots there. Default: the system places everything, which is right on a busy machine. See docs/performance.md.")] = None,
-    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated: --affinity.")] = None,
+    affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
+    bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (see docs/league.md). strict fails (exit 2) on a machine that cannot give it.")] = "default",
 ) -> None:
@@ -75,8 +75,8 @@ def match(
     given = seed_option(seed)
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target})
     try:
-        asked, poll_us = command_line(affinity, bot_cpus, spin_us)
-        runtime = Runtime(poll_us=DEFAULT_POLL_US if poll_us is None else poll_us, affinity=asked)
+        poll_us = command_line(affinity, bot_cpus, spin_us)
+        runtime = Runtime(poll_us=DEFAULT_POLL_US if poll_us is None else poll_us)
     except ValueError as exc:
         fail(str(exc))
     n = rules.players

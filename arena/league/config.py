@@ -45,15 +45,13 @@ from typing import Any
 
 from arena.engine import SEED_LIMIT, Rules
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
-from arena.remote.placement import PlacementError
 from arena.remote.sandbox import PROFILES, check_profile
 from arena.runtime import (
     DEFAULT_POLL_US,
+    IGNORED_PLACEMENT,
     MAX_POLL_US,
     Runtime,
     deprecated,
-    legacy_bot_cpus,
-    legacy_bot_cpus_instead,
     legacy_spin_us_instead,
 )
 
@@ -110,8 +108,7 @@ class LeagueConfig:
     max_faults: int = 5
     jobs: int = 1
     runtime: Runtime = field(default_factory=Runtime)
-    """How the matches are run for speed (:mod:`arena.runtime`): by default the system
-    places the bots; ``--affinity`` pins them."""
+    """How the matches are run for speed (:mod:`arena.runtime`)."""
     sandbox: str = "default"
     """The isolation profile of the bot processes (:mod:`arena.remote.sandbox`)."""
     fresh_processes: bool = False
@@ -175,17 +172,13 @@ def _line_of(text: str, needle: str, entry: int | None = None) -> int | None:
     return start + 1 if entry is not None and start < len(lines) else None
 
 
-def load_league(path: Path, *, affinity: str | None = None, poll_us: int | None = None,
-                sandbox: str | None = None) -> LeagueConfig:
+def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None = None) -> LeagueConfig:
     """Read and validate a league file.
 
-    ``affinity`` (``--affinity``: ``none``, ``auto`` or a CPU list; None: not given)
-    replaces what the file's deprecated ``bot_cpus`` asks for, which is then only
-    checked for its form, not against this machine's CPUs; ``poll_us`` (the deprecated
-    ``--spin-us``) likewise replaces its ``spin_us``. Otherwise the file's ``bot_cpus =
-    "auto"`` or CPU list becomes the affinity (``declared`` and ``any``: none), and
-    its ``spin_us`` the polling window; each of these keys logs one deprecation
-    warning. ``sandbox`` replaces the file's ``[sandbox] mode`` (``--sandbox``).
+    ``poll_us`` (the deprecated ``--spin-us``) replaces the file's ``spin_us``, which
+    otherwise sets the polling window; the file's ``bot_cpus`` is ignored (the system
+    places the bots); each of these keys logs one deprecation warning. ``sandbox``
+    replaces the file's ``[sandbox] mode`` (``--sandbox``).
 
     Raises:
         LeagueConfigError: unreadable, invalid TOML, or a bad field (with its line).
@@ -297,27 +290,15 @@ def load_league(path: Path, *, affinity: str | None = None, poll_us: int | None 
     if not isinstance(duplicate, bool):
         raise err("duplicate", f"must be true or false, not {duplicate!r}")
     # The runtime's former keys: deprecated, still read (docs/league.md), never refused.
-    file_affinity: str | None = None
     if "bot_cpus" in data:
-        raw_cpus = data["bot_cpus"]
-        if isinstance(raw_cpus, int) and not isinstance(raw_cpus, bool):
-            raw_cpus = str(raw_cpus)  # bot_cpus = 3: one CPU
-        if not isinstance(raw_cpus, str):
-            raise err("bot_cpus", f'must be "declared", "any", "auto" or a CPU list such as "2-3", not {raw_cpus!r}')
-        try:
-            file_affinity = legacy_bot_cpus(raw_cpus, check=affinity is None)
-        except PlacementError as exc:
-            raise err("bot_cpus", str(exc)) from None
-        deprecated("bot_cpus", str(path), legacy_bot_cpus_instead(file_affinity) if affinity is None
-                   else f"--affinity (this run's {affinity!r} replaces it)")
+        deprecated("bot_cpus", str(path), IGNORED_PLACEMENT)
     file_poll = integer(data, "spin_us", DEFAULT_POLL_US, 0)
     if file_poll > MAX_POLL_US:
         raise err("spin_us", f"must be at most {MAX_POLL_US} (µs), not {file_poll}")
     if "spin_us" in data:
         deprecated("spin_us", str(path), legacy_spin_us_instead(file_poll if poll_us is None else poll_us))
     try:
-        runtime = Runtime(poll_us=file_poll if poll_us is None else poll_us,
-                          affinity=file_affinity if affinity is None else affinity)
+        runtime = Runtime(poll_us=file_poll if poll_us is None else poll_us)
     except ValueError as exc:
         raise LeagueConfigError(str(exc)) from None
     fresh = data.get("fresh_processes", False)

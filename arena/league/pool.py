@@ -62,7 +62,7 @@ MAX_IDLE = 12
 """Idle processes a pool keeps at most (all entries together); beyond, the one idle the
 longest is stopped. A plain league needs one team per entry; a duplicate one more."""
 
-PoolKey = tuple[str, str, str, tuple[int, ...] | None]
+PoolKey = tuple[str, str, str]
 """What makes two processes interchangeable: the entry they play for, the bot's name
 and manifest, and the CPUs they were started on."""
 
@@ -71,9 +71,9 @@ class DealSeenError(RuntimeError):
     """A process was about to be given a deal (match seed) it has already played."""
 
 
-def pool_key(entry: str, spec: BotManifest, cpus: frozenset[int] | None) -> PoolKey:
-    """The pool key of a process of ``spec`` playing for ``entry`` on ``cpus``."""
-    return (entry, spec.name, str(spec.source), tuple(sorted(cpus)) if cpus is not None else None)
+def pool_key(entry: str, spec: BotManifest) -> PoolKey:
+    """The pool key of a process of ``spec`` playing for ``entry``."""
+    return (entry, spec.name, str(spec.source))
 
 
 @dataclass(eq=False)
@@ -143,8 +143,7 @@ class ProcessPool:
         if threading.get_ident() != self._owner:
             raise RuntimeError("a ProcessPool is used only by the thread that made it (its bots' event loop)")
 
-    def acquire(self, entry: str, spec: BotManifest, seed: int, label: str,
-                cpus: frozenset[int] | None) -> Lease:
+    def acquire(self, entry: str, spec: BotManifest, seed: int, label: str) -> Lease:
         """A process for a seat of ``entry`` in the match of ``seed``: an idle one that has
         not played ``seed``, else a new one (created, not started: the caller launches
         and connects it, as it does a match's own processes).
@@ -154,7 +153,7 @@ class ProcessPool:
                 process is given a match.
         """
         self._check_thread()
-        key = pool_key(entry, spec, cpus)
+        key = pool_key(entry, spec)
         why = "no idle process"
         for lease in list(self._idle):
             if lease.key != key:
@@ -171,7 +170,7 @@ class ProcessPool:
                 self._stop(lease, "died while idle")
             else:
                 why = "every idle process has played this deal"
-        bot = RemoteBot(spec, self.log_dir, label, start_timeout_s=self.start_timeout_s, cpus=cpus,
+        bot = RemoteBot(spec, self.log_dir, label, start_timeout_s=self.start_timeout_s,
                         sandbox=self.sandbox)
         self.started += 1
         return self._give(Lease(bot, key, label, True, why), seed)

@@ -111,9 +111,8 @@ def run_match(
 
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
-    processes (in-process tests). ``runtime``: how the match is run for speed, the CPUs
-    of its bot processes and referee thread among them (:class:`~arena.runtime.Runtime`;
-    default: the system places everything), recorded as the header's ``run``.
+    processes (in-process tests). ``runtime``: how the match is run for speed
+    (:class:`~arena.runtime.Runtime`), recorded as the header's ``run``.
     ``sandbox``: the isolation profile of the bot
     processes, ``"default"`` or ``"strict"`` (:mod:`arena.remote.sandbox`).
     ``pool``: where the processes come from and go back to (:mod:`arena.league.pool`;
@@ -140,8 +139,6 @@ def run_match(
         if start_errors:
             result = _not_played(config, start_errors, start_error)
         else:
-            # Entered only now: the bots are connected, so gRPC's own threads (started by
-            # the first connection) do not inherit a pinned referee's CPU.
             with runtime.refereeing() as loop:
                 result = loop.run_until_complete(play_match_async(
                     seat_players,
@@ -176,19 +173,18 @@ class _Seats:
 
     def start(self, specs: Sequence[BotSpec], bot_logs: Path, start_timeout_s: float) -> None:
         """Get a bot per seat and connect them all (every process starts at once)."""
-        cpus = self.runtime.placement.bots
         for seat, spec in enumerate(specs):
             label = f"{self.config.match_id}.s{seat}"
             if self.pool is not None and isinstance(spec, BotManifest) and not spec.fresh_process:
                 lease = self.leases[seat] = self.pool.acquire(self.seating.seats[seat], spec, self.config.seed,
-                                                              label, cpus)
+                                                              label)
                 # Given back when the match is over, or stopped if it did not end cleanly
                 # (an exception leaves no verdict: stopped too).
                 self.stack.callback(_give_back, self.pool, lease, self.verdicts, seat)
                 bot = lease.bot
                 self.processes.append(lease.header())
             else:
-                bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s, cpus=cpus,
+                bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s,
                                 sandbox=self.sandbox)
                 self.stack.callback(bot.close)
                 why = ("fresh_process in its manifest" if isinstance(spec, BotManifest) and self.pool is not None
@@ -227,8 +223,8 @@ def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
         "decision_ms": config.decision_ms,
         "time_bank_ms": config.time_bank_ms,
         "max_faults": config.max_faults,
-        # How it was run for speed; only processes the arena starts are placed.
-        "run": runtime.header(bots_placed=spawned),
+        # How it was run for speed (the polling window, the gRPC tuning).
+        "run": runtime.header(),
         # Which isolation the bot processes had (arena/remote/sandbox.py).
         "sandbox": sandbox_protections(sandbox) if spawned else None,
         "seats": [

@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import json
 import os
-import queue
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -486,14 +485,6 @@ def _run_locked(
     stop = stop or threading.Event()
     played = 0
     jobs = max(1, jobs or config.jobs)
-    # Each running match holds a slot; under --affinity auto the slot picks its CPUs,
-    # so matches played at the same time never share one.
-    slots: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for slot in range(jobs):
-        slots.put(slot)
-    # Each job keeps its slot (and so its CPUs) for the whole league: a pooled process
-    # is pinned where it started, and is only given matches placed there.
-    job_slot = threading.local()
     # The deals each entry has left to play (pending matches): a pooled process that
     # has played all of them is of no more use (duplicate leagues), and is stopped.
     entry_seeds: dict[str, set[int]] = {}
@@ -516,10 +507,8 @@ def _run_locked(
             rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         )
-        if not hasattr(job_slot, "slot"):
-            job_slot.slot = slots.get()  # one per job thread: jobs threads, jobs slots
         return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
-                         runtime=config.runtime.for_job(job_slot.slot, jobs), sandbox=config.sandbox, pool=proc_pool)
+                         runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
     write_error = ""
     # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to
@@ -596,18 +585,6 @@ def _truncate_torn_line(path: Path) -> None:
                 f.truncate(data.rfind(b"\n") + 1)
     except OSError:
         pass
-
-
-def write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
-    """Compute the standings and write standings.json and standings.csv (atomically:
-    a failed write leaves the previous file, never half a file), with the folder's lock
-    held (:func:`league_lock`): not while a league runs there.
-
-    Raises:
-        LeagueError: the files cannot be written, or a league is running in ``out_dir``.
-    """
-    with league_lock(out_dir):
-        return _write_standings(config, out_dir, results)
 
 
 def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:

@@ -33,9 +33,7 @@ _clock = time.perf_counter
 
 @functools.cache
 def process_cpus() -> int:
-    """How many CPUs the process may use (:func:`_process_cpus`), read once, when first
-    asked. Read from the calling thread: :class:`arena.runtime.Runtime` asks before it
-    pins a referee's thread, so a pinned referee still polls while its bots run elsewhere."""
+    """How many CPUs the process may use (:func:`_process_cpus`), read once, when first asked."""
     return _process_cpus()
 
 

@@ -83,14 +83,11 @@ class RemoteBot:
         start_timeout_s: float = 10.0,
         unix_socket: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
-        cpus: frozenset[int] | None = None,
         sandbox: str = "default",
     ) -> None:
         self.spec = spec
         self.sandbox = sandbox
         """The isolation profile of the bot's process (:mod:`arena.remote.sandbox`)."""
-        self.cpus = cpus
-        """CPUs for the bot's process (see :mod:`arena.remote.placement`); None: any."""
         self.name = spec.name
         self.label = label
         self.log_dir = log_dir
@@ -168,7 +165,7 @@ class RemoteBot:
             BotStartError: the command cannot be run.
         """
         if isinstance(self.spec, BotManifest) and self.process is None:
-            process = BotProcess(self.spec, self.log_dir, self.label, self.cpus, sandbox=self.sandbox,
+            process = BotProcess(self.spec, self.log_dir, self.label, sandbox=self.sandbox,
                                  unix_socket=self.unix_socket)
             process.spawn()
             self.process = process

@@ -20,7 +20,7 @@ A bot spec on the command line is a manifest path, a directory holding ``bot.tom
 ``host:port`` / ``unix:/path`` of a bot already running elsewhere.
 
 ``share_cpu``, which earlier manifests carry, is accepted and ignored, with a deprecation
-warning: the operating system places the bots (``--affinity`` pins them, for benchmarking).
+warning: the operating system places the bots.
 """
 
 from __future__ import annotations

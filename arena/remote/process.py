@@ -26,7 +26,6 @@ from mus_sdk import handshake
 
 from arena.remote import sandbox as sb
 from arena.remote.manifest import BotManifest
-from arena.remote.placement import PlacementError, pinned_thread
 from arena.remote.untrusted import AddressRefused, loopback_host, printable
 
 LOG_CAP_BYTES = 16 * 1024 * 1024
@@ -49,7 +48,6 @@ class BotProcess:
         manifest: BotManifest,
         log_dir: Path,
         label: str,
-        cpus: frozenset[int] | None = None,
         *,
         sandbox: str = sb.DEFAULT,
         unix_socket: bool = True,
@@ -63,8 +61,6 @@ class BotProcess:
         self.confinement: sb.Confinement | None = None
         self.label = label
         self.log_dir = log_dir
-        self.cpus = cpus
-        """The CPUs the process (and every process it starts) may run on; None: any."""
         self.proc: subprocess.Popen[bytes] | None = None
         self.announce: handshake.Announce | None = None
         self.target: str | None = None
@@ -115,19 +111,15 @@ class BotProcess:
         if not self.unix_socket:
             env.pop(handshake.SOCKET_DIR_ENV, None)
         try:
-            with pinned_thread(self.cpus):
-                self.proc = subprocess.Popen(
-                    jail.argv,
-                    cwd=jail.cwd,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    start_new_session=True,
-                )
-        except PlacementError as exc:
-            jail.release()
-            raise BotStartError(f"bot {m.name}: {exc}") from None
+            self.proc = subprocess.Popen(
+                jail.argv,
+                cwd=jail.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             jail.release()
             raise BotStartError(f"bot {m.name}: cannot run {' '.join(m.command)!r} in {m.workdir}: {exc.strerror or exc}") from None

@@ -207,30 +207,10 @@ def test_match_unknown_bot_path_exits_2(tmp_path: Path) -> None:
     assert not out.exists(), "nothing is created for a match that cannot start"
 
 
-@pytest.mark.parametrize(("flag", "value", "says"), [
-    ("--affinity", "lots", "must be 'none', 'auto' or a CPU list"),
-    ("--affinity", "declared", "must be 'none', 'auto' or a CPU list"),
-    ("--affinity", "4095", "not available"),
-    ("--bot-cpus", "lots", "must be 'declared', 'any', 'auto' or a CPU list"),  # deprecated, still checked
-    ("--bot-cpus", "4095", "not available"),
-])
-def test_bad_affinity_exit_2_before_anything_starts(tmp_path: Path, flag: str, value: str, says: str) -> None:
-    out = tmp_path / "m"
-    r = invoke("match", RANDOM_BOT, RANDOM_BOT, "--out", out, flag, value)
-    assert r.exit_code == 2, r.output
-    assert r.stderr.startswith(f"error: {flag}:") and says in r.stderr, r.stderr
-    assert not out.exists()
-    r = invoke("league", LEAGUE_SMALL, "--out", out, "--no-progress", flag, value)
-    assert r.exit_code == 2, r.output
-    assert r.stderr.startswith(f"error: {flag}:") and says in r.stderr, r.stderr
-    assert not out.exists()
-
-
-def test_the_affinity_is_offered_for_benchmarking_and_the_old_flags_are_hidden() -> None:
+def test_the_old_placement_flags_are_hidden() -> None:
     for command in ("match", "league"):
         shown = flat(invoke(command, "--help").stdout)
-        assert "--affinity" in shown and "benchmarking" in shown
-        assert "--bot-cpus" not in shown and "--spin-us" not in shown
+        assert "--affinity" not in shown and "--bot-cpus" not in shown and "--spin-us" not in shown
 
 
 @pytest.mark.parametrize("value", ["-1", "10001", "fast"])
@@ -284,8 +264,6 @@ BAD_LEAGUES = [
     ("duplicate_entry_name.toml", "entry[1].name"),
     ("entry_without_name.toml", "entry[1].name"),
     ("entry_unknown_key.toml", "entry[1].colour"),
-    ("bad_bot_cpus.toml", "bot_cpus"),
-    ("bot_cpus_unavailable.toml", "bot_cpus"),
     ("spin_us_too_long.toml", "spin_us"),
     ("spin_us_not_integer.toml", "spin_us"),
 ]

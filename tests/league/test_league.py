@@ -90,9 +90,8 @@ def league_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def league_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same league and seed, one job: its referee polls in every match (the default);
-    pinned with --affinity auto instead of placed by the system (the default)."""
-    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1", "--affinity", "auto")
+    """The same league and seed, one job: its referee polls in every match (the default)."""
+    return run_league(tmp_path_factory.mktemp("league") / "b", "--jobs", "1")
 
 
 @pytest.fixture(scope="module")
@@ -257,8 +256,8 @@ def test_match_command(tmp_path: Path) -> None:
     log = out / "match-3.jsonl"
     header, *_, footer = jsonl(log)
     assert [s["bot"] for s in header["seats"]] == ["rulebot", "random"] * 2
-    # The deprecated --spin-us still sets the window, with a warning; nothing is pinned.
-    assert header["run"] == {"poll_us": 75, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
+    # The deprecated --spin-us still sets the window, with a warning.
+    assert header["run"] == {"poll_us": 75, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
     assert "setting.deprecated" in r.stderr and "--spin-us" in r.stderr
     assert footer["result"]["winner_team"] == res["winner_team"]
     v = CliRunner().invoke(app, ["replay", "--verify", str(log)])
@@ -267,24 +266,6 @@ def test_match_command(tmp_path: Path) -> None:
     again = mus("match", REPO / "bots" / "rulebot", REPO / "bots" / "random", "--out", out, "--seed", "3")
     assert again.returncode == 2 and "exists" in again.stderr
     assert log.read_bytes() == before
-
-
-def test_a_match_is_pinned_only_when_asked(tmp_path: Path) -> None:
-    """By default the system places the bots; --affinity auto pins them (bots on the last
-    CPU, the referee on the one before), and so does the deprecated --bot-cpus auto, with
-    a warning that names the option to use instead."""
-    cpus = sorted(os.sched_getaffinity(0))
-    pinned = {"bots": [cpus[-1]], "referee": [cpus[-2]]} if len(cpus) >= 2 else None
-    for extra, affinity in (((), None), (("--affinity", "auto"), pinned), (("--bot-cpus", "auto"), pinned)):
-        out = tmp_path / f"m{len(extra)}{extra[:1]}"
-        r = mus("match", REPO / "bots" / "random", REPO / "bots" / "random", "--out", out, "--games", "1",
-                "--target", "10", "--match-id", "m", *extra)
-        assert r.returncode == 0, r.stderr
-        header = jsonl(out / "m.jsonl")[0]
-        assert header["run"] == {"poll_us": DEFAULT_POLL_US, "affinity": affinity,
-                                 "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}, extra
-        assert ("setting.deprecated" in r.stderr) == (extra[:1] == ("--bot-cpus",)), r.stderr
-    assert "--affinity auto" in r.stderr
 
 
 # --- interruptions -----------------------------------------------------------------------------
@@ -437,88 +418,38 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
     assert sorted(results_by_id(out)) == sorted(scheduled_ids)
 
 
-# --- bot placement -----------------------------------------------------------------------------
+# --- how matches are run ------------------------------------------------------------------------
 
 
 def test_the_run_is_in_every_header(league_a: Path, league_b: Path) -> None:
-    """Each match's header says how it was run (``run``): league_a as the system places
-    it, polling 0 µs (--spin-us 0); league_b with --affinity auto and one job, so every
-    match on the slot's CPUs, polling the default window. league.json says what was asked."""
-    for out, poll, affinity in ((league_a, 0, None), (league_b, DEFAULT_POLL_US, "auto")):
-        placed = Runtime(affinity=affinity).placement
-        expected = None if placed.bots is None else {"bots": sorted(placed.bots), "referee": sorted(placed.referee or ())}
+    """Each match's header says how it was run (``run``): league_a polling 0 µs
+    (--spin-us 0), league_b the default window. league.json says what was asked."""
+    for out, poll in ((league_a, 0), (league_b, DEFAULT_POLL_US)):
         for log in (out / "logs").iterdir():
             header = jsonl(log)[0]
-            assert header["run"] == {"poll_us": poll, "affinity": expected,
-                                     "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}, log.name
+            assert header["run"] == {"poll_us": poll, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}, log.name
             assert not {"bot_cpus", "referee_cpus", "spin_us"} & set(header), log.name
         league = json.loads((out / "league.json").read_text())
-        assert league["run"] == {"poll_us": poll, "affinity": affinity}
+        assert league["run"] == {"poll_us": poll}
         assert "bot_cpus" not in league and "spin_us" not in league
 
 
 def test_deprecated_keys_of_a_league_file_still_work(tmp_path: Path) -> None:
     """spin_us and bot_cpus are read, each with one warning saying what to use instead:
-    bot_cpus = "auto" (or a CPU list) becomes the affinity, "declared" and "any" the
-    default; the command line's values replace the file's."""
+    bot_cpus is ignored whatever it says (the system places the bots), spin_us sets the
+    window; the command line's --spin-us replaces the file's."""
     text = SMALL.read_text(encoding="utf-8").replace('"../../../', f'"{REPO}/')
-    for cpus, affinity in (('"auto"', "auto"), ('"declared"', None), ('"any"', None), ("0", "0")):
+    for cpus in ('"auto"', '"declared"', '"4090-4095"', '"everywhere"', "0"):
         path = tmp_path / f"old{len(cpus)}{cpus[1:3]}.toml"
         path.write_text(text.replace("jobs = 2", f"jobs = 2\nspin_us = 50\nbot_cpus = {cpus}"), encoding="utf-8")
         with structlog.testing.capture_logs() as logs:
             config = load_league(path)
             load_league(path)  # once per file
-        assert (config.runtime.poll_us, config.runtime.affinity) == (50, affinity)
+        assert config.runtime == Runtime(poll_us=50)
         warned = [e for e in logs if e["event"] == "setting.deprecated"]
         assert sorted(e["setting"] for e in warned) == ["bot_cpus", "spin_us"], logs
         assert all(e["source"] == str(path) and e["instead"] for e in warned)
-        overridden = load_league(path, affinity="none", poll_us=0)
-        assert (overridden.runtime.poll_us, overridden.runtime.affinity) == (0, None)
-    assert load_league(SMALL).runtime == Runtime()  # nothing pinned, the default window
+        assert load_league(path, poll_us=0).runtime == Runtime(poll_us=0)
+    assert load_league(SMALL).runtime == Runtime()  # the default window
 
 
-def test_an_override_replaces_a_file_value_this_machine_lacks() -> None:
-    """A league file written for a bigger machine (bot_cpus = "4090-4095") loads with
-    --affinity; without it it is refused; a malformed value is refused either way."""
-    from arena.league.config import LeagueConfigError
-
-    bad = DATA / "bad"
-    with pytest.raises(LeagueConfigError, match="not available"):
-        load_league(bad / "bot_cpus_unavailable.toml")
-    assert load_league(bad / "bot_cpus_unavailable.toml", affinity="none").runtime.affinity is None
-    with pytest.raises(LeagueConfigError, match="bot_cpus"):
-        load_league(bad / "bad_bot_cpus.toml", affinity="none")
-
-
-def test_matches_played_at_once_never_share_a_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runner's slots: with --affinity auto and three jobs, overlapping matches
-    always got different CPUs, and every slot's CPU was used."""
-    import dataclasses
-    import threading
-
-    from arena.league import runner
-    from arena.league.runmatch import MatchOutcome
-    from arena.referee.match import MatchResult
-    from arena.remote import placement
-
-    monkeypatch.setattr(placement, "available_cpus", lambda: frozenset(range(4)))
-    spans: list[tuple[float, float, frozenset[int] | None]] = []
-    lock = threading.Lock()
-
-    def fake_run_match(specs, seating, mc, out_dir, *, bot_log_dir=None, runtime=None, **kw):  # type: ignore[no-untyped-def]
-        start = time.monotonic()
-        time.sleep(0.05)
-        with lock:
-            spans.append((start, time.monotonic(), runtime.placement.bots))
-        result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), "completed", 1, (1, 0), seats=[])
-        return MatchOutcome(mc.match_id, seating, result, out_dir / f"{mc.match_id}.jsonl")
-
-    monkeypatch.setattr(runner, "run_match", fake_run_match)
-    config = dataclasses.replace(load_league(SMALL), runtime=Runtime(affinity="auto"), matches_per_pairing=6)
-    run = runner.run_league(config, tmp_path / "out", jobs=3)
-    assert len(run.results) == len(spans) == 3 * 6
-    for i, (s1, e1, c1) in enumerate(spans):
-        for s2, e2, c2 in spans[i + 1:]:
-            if s1 < e2 and s2 < e1:
-                assert c1 != c2, "two matches at once on one CPU"
-    assert {c for *_, c in spans} == {frozenset({3}), frozenset({2}), frozenset({1})}

@@ -230,7 +230,7 @@ def test_pool_is_bound_to_its_thread(tmp_path: Path) -> None:
 
     def other() -> None:
         try:
-            pool.acquire("x", spec, 1, "m.s0", None)
+            pool.acquire("x", spec, 1, "m.s0")
         except RuntimeError as exc:
             errors.append(exc)
 

@@ -38,19 +38,19 @@ def log_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def spawn(tag: str, log_dir: Path, tmp_path: Path) -> Iterator[Spawn]:
-    """``spawn(mode, connect=True, path=TESTBOT, label=..., cpus=..., **env)``: a RemoteBot for the
+    """``spawn(mode, connect=True, path=TESTBOT, label=..., **env)``: a RemoteBot for the
     test bot in ``mode`` (or the bot at ``path``), connected unless ``connect=False``.
     At teardown every bot is closed and no process of the test may remain."""
     bots: list[RemoteBot] = []
 
     def make(mode: str | None = None, *, connect: bool = True, path: Path = TESTBOT,
              label: str | None = None, start_timeout_s: float = 10.0, unix_socket: bool = True,
-             cpus: frozenset[int] | None = None, **env: str) -> RemoteBot:
+             **env: str) -> RemoteBot:
         if mode is not None:
             env["MUS_TEST_MODE"] = mode
         env.setdefault("MUS_TEST_OUT", str(tmp_path))
         bot = RemoteBot(manifest(path, tag, **env), log_dir, label or f"bot{len(bots)}",
-                        start_timeout_s=start_timeout_s, unix_socket=unix_socket, cpus=cpus)
+                        start_timeout_s=start_timeout_s, unix_socket=unix_socket)
         bots.append(bot)
         if connect:
             bot.connect()

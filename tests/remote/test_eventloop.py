@@ -335,7 +335,7 @@ def test_the_window_reaches_the_hand_log_header(tmp_path: Path) -> None:
         outcome = run_match([], Seating(("r", "r", "r", "r")), config, tmp_path, players=players,
                             runtime=Runtime(poll_us=poll))
         header = json.loads(outcome.log_path.read_text().splitlines()[0])
-        assert header["run"] == {"poll_us": poll, "affinity": None, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
+        assert header["run"] == {"poll_us": poll, "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
         headers.append(untimed({k: v for k, v in header.items() if k != "match_id"}))
     assert headers[0] == headers[1]
 
