@@ -7,6 +7,7 @@ import os
 import secrets
 import time
 import tomllib
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +29,7 @@ from arena.league.runner import SECRET_BITS, seed_line
 from arena.referee.match import MatchConfig
 from arena.remote.manifest import ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
+from arena.report.watch import Watching
 from arena.runtime import DEFAULT_POLL_US, Runtime, command_line
 
 
@@ -65,6 +67,7 @@ def match(
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (see docs/league.md). strict fails (exit 2) on a machine that cannot give it.")] = "default",
+    watch: Annotated[bool, typer.Option("--watch", help="Show each hand as it is played (as mus replay shows it), from the hand log as the referee writes it.")] = False,
 ) -> None:
     """Play one match between bot processes and write its hand log.
 
@@ -108,9 +111,12 @@ def match(
     typer.echo(f"{mid}: {protections_text(protections)}", err=True)
     config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
+    # The hands are shown from the log as it is written: what is shown is what is logged.
+    shown: AbstractContextManager[object] = Watching(out / f"{mid}.jsonl", lambda line: typer.echo(line, err=json_out)) if watch else nullcontext()
     try:
-        outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, runtime=runtime,
-                            sandbox=sandbox)
+        with shown:
+            outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, runtime=runtime,
+                                sandbox=sandbox)
     except KeyboardInterrupt:
         stop_all_bots()
         typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)

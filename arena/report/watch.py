@@ -66,8 +66,8 @@ def newest_log(folder: Path) -> Path | None:
     match unfinished if one is; None if there is none."""
     logs = folder / "logs" if (folder / "logs").is_dir() else folder
     found = sorted(logs.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
-    open_ = [p for p in found if not _has_footer(p)]
-    return (open_ or found or [None])[0]
+    playing = [p for p in found if not _has_footer(p)]
+    return (playing or found)[0] if found else None
 
 
 def _has_footer(path: Path) -> bool:
