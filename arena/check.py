@@ -45,10 +45,6 @@ STEPS = (
 """The check's steps; a step keeps its number whether or not the steps before it apply
 (a bot at an address has no steps 1, 2 and 8), so that the numbers in the docs hold."""
 
-STREAMS_AT_ONCE = 4
-"""How many ``Play`` streams a bot at an address must serve at once for ``mus check``:
-one per seat of its match against itself (docs/protocol.md §1)."""
-
 STDERR_TAIL_LINES = 10
 """The last lines of a failing bot's stderr the check shows (after the first ten)."""
 

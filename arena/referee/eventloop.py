@@ -261,7 +261,7 @@ class StallMeter:
     (it stops at a beat that finds nobody holding it, and :meth:`hold` restarts it).
     """
 
-    __slots__ = ("_alive_at", "_beat_handle", "_loop", "_users", "last_stall_end", "stalled_s")
+    __slots__ = ("_alive_at", "_beat_handle", "_loop", "_users", "stalled_s")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -270,8 +270,6 @@ class StallMeter:
         self._beat_handle: asyncio.TimerHandle | None = None
         self.stalled_s = 0.0
         """Stall time credited so far (loop time, seconds); it only grows."""
-        self.last_stall_end = float("-inf")
-        """Loop time at which the last stall credited was noticed."""
 
     def hold(self) -> float:
         """A bot is awaited from now on: run the heartbeat. Returns :attr:`stalled_s`
@@ -300,7 +298,6 @@ class StallMeter:
             self._alive_at = now
             if gap > STALL_MIN_GAP_S:
                 self.stalled_s += gap + STALL_GRACE_S
-                self.last_stall_end = now
         return self.stalled_s
 
     def _beat(self) -> None:

@@ -133,7 +133,7 @@ class RemoteBot:
     @classmethod
     def over_channel(cls, channel: Any, info: svc.GetInfoResponse, spec: BotAddress, label: str = "") -> RemoteBot:
         """A seat over a channel that is already open, with ``info`` as its ``GetInfo``
-        answer: an in-memory channel in tests (:mod:`arena.remote.fake`)."""
+        answer: an in-memory channel in tests (tests/remote/fake_transport.py)."""
         bot = cls(spec, Path(), label or spec.name)
         bot._channel = channel
         bot.info = info

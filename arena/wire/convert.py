@@ -43,7 +43,6 @@ MAX_AMOUNT = sdk.MAX_AMOUNT
 pb_enum = to_proto
 """Proto number of a core enum member (typed ``Any``: see :func:`mus_sdk.protomap.to_proto`)."""
 
-card_from_pb = sdk.card_from_proto
 _add_cards = sdk.extend_cards
 fill_action = sdk.fill_action
 fill_legal = sdk.fill_legal
