@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import hmac
 import json
 import os
 import secrets
@@ -31,6 +30,16 @@ import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
 from arena.league.pool import MAX_MATCHES, PoolKey, PoolWorkers, ProcessPool
+from arena.league.results_file import (
+    RESULTS_FILE,
+    ResultsCheck,
+    ResultsWriter,
+    canonical,
+    read_results,
+)
+from arena.league.results_file import (
+    LeagueError as LeagueError,  # re-exported: the league's error, raised from here too
+)
 from arena.league.runmatch import MatchOutcome, Seating, run_match, seat_start_errors, start_failed_seats
 from arena.league.schedule import ScheduledMatch, duplicate_caveat, schedule
 from arena.league.standings import Standings, compute_standings
@@ -38,15 +47,10 @@ from arena.referee.match import MatchConfig
 from arena.remote import sandbox
 
 SECRET_FILE = "secret.json"
-RESULTS_FILE = "results.jsonl"
 SECRET_BITS = 128
 """Bits of the secret drawn when no seed is given: out of reach of any search."""
 
 log = structlog.get_logger()
-
-
-class LeagueError(RuntimeError):
-    """A league that cannot run (output folder problems, a resume that does not match)."""
 
 
 @dataclass(frozen=True)
@@ -160,116 +164,13 @@ _IDENTITY_KEYS = ("seed_given", "seed", "matches_per_pairing", "duplicate", "rul
 """What a resume checks against league.json, and what the results' MACs bind."""
 
 
-_INTEGRITY_FIELDS = ("league", "mac")
-
-
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-
-
 def league_identity(config: LeagueConfig, matches: list[ScheduledMatch]) -> str:
     """A digest of what makes the league this league: its configuration (as compared on
     resume) and its schedule (every match id with the entry at each side, and its deal)."""
     snap = _config_snapshot(config)
     ident = {k: snap[k] for k in _IDENTITY_KEYS}
     ident["schedule"] = [[m.match_id, m.team0, m.team1, m.deal] for m in matches]
-    return hashlib.sha256(_canonical(ident)).hexdigest()
-
-
-def seal(record: dict[str, Any], key: bytes, identity: str) -> dict[str, Any]:
-    """``record`` with ``league`` (the league's identity) and ``mac``: HMAC-SHA256 with
-    the results key over the canonical JSON of the rest (sorted keys, no spaces)."""
-    out = {k: v for k, v in record.items() if k not in _INTEGRITY_FIELDS}
-    out["league"] = identity
-    out["mac"] = hmac.new(key, _canonical(out), hashlib.sha256).hexdigest()
-    return out
-
-
-@dataclass(frozen=True)
-class ResultsCheck:
-    """What every line of ``results.jsonl`` must agree with on resume."""
-
-    key: bytes
-    identity: str
-    matches: dict[str, ScheduledMatch]
-
-
-def read_results(path: Path, check: ResultsCheck | None = None) -> list[dict[str, Any]]:
-    """The finished matches in ``results.jsonl``, the file left untouched: each line's
-    record without its integrity fields (``league``, ``mac``), so that two runs of one
-    seed give equal records (timing fields aside: :func:`arena.handlog.untimed`).
-
-    Every line must be a whole JSON object with a ``match_id``, and not repeat a match;
-    with ``check``, also carry a valid MAC for this league and name a match of its
-    schedule with the teams and deal the schedule gives. Nothing is skipped: the first
-    bad line stops the reading.
-
-    Raises:
-        LeagueError: a bad line; the message names the file, the line, what is wrong,
-            and what to do.
-    """
-    if not path.exists():
-        return []
-    with open(path, "rb") as f:
-        data = f.read()
-    good: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    # Split on "\n" only: a stray "\r" inside a damaged line must not make two lines of it.
-    parts = data.split(b"\n")
-    lines = [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-    for number, line in enumerate(lines, start=1):
-        problem = _line_problem(line, number == len(lines), check, seen)
-        if problem is not None:
-            what, advice = problem
-            raise LeagueError(
-                f"{path}:{number}: {what}. Nothing was played and the file is left as it is "
-                f"({len(lines)} lines). {advice}"
-            )
-        rec = json.loads(line)
-        seen[rec["match_id"]] = number
-        good.append({k: v for k, v in rec.items() if k not in _INTEGRITY_FIELDS})
-    return good
-
-
-_DROP_ADVICE = ("If you know where it comes from, restore the original line; otherwise delete this line (its "
-                "match is then played again; the lines after it are kept) and run --resume again")
-
-
-def _line_problem(line: bytes, last: bool, check: ResultsCheck | None,
-                  seen: dict[str, int]) -> tuple[str, str] | None:
-    """What is wrong with one line of results.jsonl, and what to do; None if nothing."""
-    if not line.endswith(b"\n"):
-        if last:
-            return ("the last line is incomplete (the arena was stopped while writing it, or the disk filled up)",
-                    "Delete this partial line (its match is then played again) and run --resume again")
-        return "the line is incomplete", _DROP_ADVICE  # not reachable: only the last one can lack "\n"
-    try:
-        rec = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return "not a JSON line (garbage, or a line damaged on disk)", _DROP_ADVICE
-    if not isinstance(rec, dict) or not isinstance(rec.get("match_id"), str):
-        return "not a match result (a JSON object with a match_id)", _DROP_ADVICE
-    match_id = rec["match_id"]
-    if check is not None:
-        mac = rec.get("mac")
-        expected = seal(rec, check.key, check.identity)["mac"]
-        if not isinstance(mac, str) or not hmac.compare_digest(mac, expected):
-            what = ("its MAC is missing" if mac is None else "its MAC does not match its content")
-            return (f"match {match_id!r}: {what}: the line was edited or forged, or comes from another league "
-                    "(or an arena version before the MACs)", _DROP_ADVICE)
-        if rec.get("league") != check.identity:
-            return f"match {match_id!r}: the line belongs to another league", _DROP_ADVICE
-        scheduled = check.matches.get(match_id)
-        if scheduled is None:
-            return f"match {match_id!r} is not in this league's schedule", _DROP_ADVICE
-        if (rec.get("team0"), rec.get("team1"), rec.get("deal")) != (scheduled.team0, scheduled.team1, scheduled.deal):
-            return (f"match {match_id!r}: teams {rec.get('team0')!r} and {rec.get('team1')!r} (deal {rec.get('deal')!r}) "
-                    f"are not the schedule's ({scheduled.team0!r}, {scheduled.team1!r}, deal {scheduled.deal})",
-                    _DROP_ADVICE)
-    if match_id in seen:
-        return (f"match {match_id!r} is already on line {seen[match_id]}: a duplicated line",
-                "Delete one of the two lines and run --resume again")
-    return None
+    return hashlib.sha256(canonical(ident)).hexdigest()
 
 
 def read_secret(out_dir: Path) -> LeagueSecret:
@@ -469,122 +370,123 @@ def _run_locked(
     max_process_matches: int = MAX_MATCHES,
 ) -> LeagueRun:
     """The body of :func:`run_league`, with the folder's lock held."""
-    done_ids = {r["match_id"] for r in done_results}
     matches = schedule(config, secret.seed)
     caveat = duplicate_caveat(config)
     if caveat is not None:
         log.warning("league.duplicate_caveat", detail=caveat)
-    identity = league_identity(config, matches)
-    pending = [m for m in matches if m.match_id not in done_ids]
-    results = list(done_results)
-    total = len(matches)
     if on_start is not None:
-        on_start(total, list(done_results))
+        on_start(len(matches), list(done_results))
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / RESULTS_FILE
-    stop = stop or threading.Event()
-    played = 0
-    jobs = max(1, jobs or config.jobs)
-    # The deals each entry has left to play (pending matches): a pooled process that
-    # has played all of them is of no more use (duplicate leagues), and is stopped.
-    entry_seeds: dict[str, set[int]] = {}
-    for m in pending:
-        for entry in (m.team0, m.team1):
-            entry_seeds.setdefault(entry, set()).add(m.seed)
+    done_ids = {r["match_id"] for r in done_results}
+    loop = _LeagueLoop(config, out_dir, [m for m in matches if m.match_id not in done_ids], list(done_results),
+                       len(matches), stop or threading.Event(), on_match)
+    writer = ResultsWriter(out_dir / RESULTS_FILE, secret.results_key, league_identity(config, matches))
+    try:
+        loop.run(writer, max(1, jobs or config.jobs), reuse_processes, max_process_matches)
+    finally:
+        writer.close()
+    if loop.write_error:
+        try:
+            saved = len(read_results(writer.path))
+        except (OSError, LeagueError):
+            saved = len(loop.results)
+        raise LeagueError(
+            f"{loop.write_error}. The {saved} matches finished before are saved in {writer.path}; "
+            "free the space (or fix the device) and continue with --resume"
+        )
+    standings = _write_standings(config, out_dir, loop.results)
+    return LeagueRun(out_dir, standings, loop.results, loop.played,
+                     interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=secret)
 
-    def useful(key: PoolKey, seeds: frozenset[int]) -> bool:
-        return not entry_seeds.get(key[0], set()) <= seeds
 
-    def make_pool() -> ProcessPool | None:
-        if not reuse_processes:
-            return None
-        return ProcessPool(out_dir / "bots", sandbox=config.sandbox, max_matches=max_process_matches, useful=useful)
+class _LeagueLoop:
+    """Plays the pending matches on ``jobs`` worker threads and records each as it ends."""
 
-    def play(proc_pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
+    def __init__(self, config: LeagueConfig, out_dir: Path, pending: list[ScheduledMatch],
+                 results: list[dict[str, Any]], total: int, stop: threading.Event,
+                 on_match: Callable[[MatchOutcome, int, int], None] | None) -> None:
+        self.config, self.out_dir, self.pending, self.results, self.total, self.stop, self.on_match = (
+            config, out_dir, pending, results, total, stop, on_match)
+        self.played = 0
+        self.write_error = ""
+        # The deals each entry has left to play (pending matches): a pooled process that
+        # has played all of them is of no more use (duplicate leagues), and is stopped.
+        self.entry_seeds: dict[str, set[int]] = {}
+        for m in pending:
+            for entry in (m.team0, m.team1):
+                self.entry_seeds.setdefault(entry, set()).add(m.seed)
+
+    def _useful(self, key: PoolKey, seeds: frozenset[int]) -> bool:
+        return not self.entry_seeds.get(key[0], set()) <= seeds
+
+    def play(self, proc_pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
+        """Play match ``m`` (on a worker thread, with that thread's process pool)."""
+        config = self.config
         specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
-        seating = Seating(names)
         mc = MatchConfig(
             rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         )
-        return run_match(specs, seating, mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+        return run_match(specs, Seating(names), mc, self.out_dir / "logs", bot_log_dir=self.out_dir / "bots",
                          runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
-    write_error = ""
-    # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to
-    # its event loop, and closes it itself when the league ends, is interrupted or fails.
-    with open(results_path, "a", encoding="utf-8") as results_file, PoolWorkers(jobs, make_pool) as pool:
-        to_play = list(pending)
-        running: dict[Future[MatchOutcome], ScheduledMatch] = {}
-        try:
-            while to_play or running:
-                while to_play and len(running) < jobs and not stop.is_set():
-                    m = to_play.pop(0)
-                    running[pool.submit(play, m)] = m
-                if not running:
-                    break
-                finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    m = running.pop(fut)
-                    try:
-                        outcome = fut.result()
-                    except OSError as exc:
-                        # A full disk or a failing device: every later match would fail too.
-                        stop.set()
-                        write_error = f"writing the log of {m.match_id} failed: {exc.strerror or exc}"
-                        log.error("league.write_failed", match_id=m.match_id, error=str(exc))
-                        continue
-                    except Exception as exc:  # the runner must survive anything a match does
-                        log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
-                        continue
-                    rec = {"team0": m.team0, "team1": m.team1, "deal": m.deal, **outcome.to_json()}
-                    line = json.dumps(seal(rec, secret.results_key, identity), separators=(",", ":")) + "\n"
-                    try:
-                        results_file.write(line)
-                        results_file.flush()
-                        os.fsync(results_file.fileno())
-                    except OSError as exc:
-                        stop.set()
-                        write_error = f"writing {results_path} failed: {exc.strerror or exc}"
-                        log.error("league.write_failed", path=str(results_path), error=str(exc))
-                        _truncate_torn_line(results_path)
-                        continue
-                    results.append(rec)
-                    played += 1
-                    log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
-                             reason=outcome.result.reason, hands=outcome.result.hands)
-                    if on_match is not None:
-                        on_match(outcome, len(results), total)
-        except KeyboardInterrupt:
-            stop.set()
-            for fut in running:
-                fut.cancel()
-            raise
-    if write_error:
-        try:
-            saved = len(read_results(results_path))
-        except (OSError, LeagueError):
-            saved = len(results)
-        raise LeagueError(
-            f"{write_error}. The {saved} matches finished before are saved in {results_path}; "
-            "free the space (or fix the device) and continue with --resume"
-        )
-    standings = _write_standings(config, out_dir, results)
-    return LeagueRun(out_dir, standings, results, played, interrupted=stop.is_set() and len(results) < total,
-                     secret=secret)
+    def run(self, writer: ResultsWriter, jobs: int, reuse_processes: bool, max_process_matches: int) -> None:
+        """Play until every match is recorded, :attr:`stop` is set, or a write fails."""
 
+        def make_pool() -> ProcessPool | None:
+            if not reuse_processes:
+                return None
+            return ProcessPool(self.out_dir / "bots", sandbox=self.config.sandbox, max_matches=max_process_matches,
+                               useful=self._useful)
 
-def _truncate_torn_line(path: Path) -> None:
-    """Drop a partly written last line (this run's own write that failed), so the file
-    stays valid JSON Lines. Only the bytes after the last newline go: a whole line
-    whose fsync failed stays, and is counted as saved."""
-    try:
-        with open(path, "r+b") as f:
-            data = f.read()
-            if data and not data.endswith(b"\n"):
-                f.truncate(data.rfind(b"\n") + 1)
-    except OSError:
-        pass
+        # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to
+        # its event loop, and closes it itself when the league ends, is interrupted or fails.
+        with PoolWorkers(jobs, make_pool) as pool:
+            to_play = list(self.pending)
+            running: dict[Future[MatchOutcome], ScheduledMatch] = {}
+            try:
+                while to_play or running:
+                    while to_play and len(running) < jobs and not self.stop.is_set():
+                        m = to_play.pop(0)
+                        running[pool.submit(self.play, m)] = m
+                    if not running:
+                        break
+                    finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        self._finished(running.pop(fut), fut, writer)
+            except KeyboardInterrupt:
+                self.stop.set()
+                for fut in running:
+                    fut.cancel()
+                raise
+
+    def _finished(self, m: ScheduledMatch, fut: Future[MatchOutcome], writer: ResultsWriter) -> None:
+        """Record a match that ended (or log why it did not)."""
+        try:
+            outcome = fut.result()
+        except OSError as exc:
+            # A full disk or a failing device: every later match would fail too.
+            self.stop.set()
+            self.write_error = f"writing the log of {m.match_id} failed: {exc.strerror or exc}"
+            log.error("league.write_failed", match_id=m.match_id, error=str(exc))
+            return
+        except Exception as exc:  # the runner must survive anything a match does
+            log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
+            return
+        rec = {"team0": m.team0, "team1": m.team1, "deal": m.deal, **outcome.to_json()}
+        try:
+            writer.append(rec)
+        except OSError as exc:
+            self.stop.set()
+            self.write_error = f"writing {writer.path} failed: {exc.strerror or exc}"
+            log.error("league.write_failed", path=str(writer.path), error=str(exc))
+            return
+        self.results.append(rec)
+        self.played += 1
+        log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
+                 reason=outcome.result.reason, hands=outcome.result.hands)
+        if self.on_match is not None:
+            self.on_match(outcome, len(self.results), self.total)
 
 
 def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:

@@ -29,7 +29,7 @@ from remote_helpers import tagged_pids, wait_gone
 
 from arena.handlog import untimed
 from arena.league.config import load_league
-from arena.league.runner import read_results
+from arena.league.results_file import read_results
 from arena.league.schedule import schedule
 from arena.league.standings import compute_standings
 
