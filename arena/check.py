@@ -462,24 +462,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
             loop = thread_loop()
             loop.run_until_complete(bot.start_match(MatchStartInfo(
                 config.match_id, seat, config.rules, names, report.decision_ms, report.time_bank_ms)))
-            steps = _logged_turns(log, config, names)
-            try:
-                for where, turn, step in steps:
-                    if step.get("seat") != seat:
-                        continue
-                    if turn is None:  # the referee did not ask either
-                        report.bank_empty += 1
-                    elif broken:  # nobody left to ask
-                        report.not_asked += 1
-                    else:
-                        report.asked += 1
-                        broken = _ask_again(report, loop, bot, where, turn, step)
-            except _OutOfSync as exc:
-                left = sum(s.get("seat") == seat for rec in log.hands for s in rec.get("steps", []))
-                left -= report.asked + report.not_asked + report.bank_empty
-                report.not_asked += left
-                report.lines.append(f"from {exc}, the log does not follow from its seed (see mus replay --verify): "
-                                    f"{left} later decision(s) of S{seat} not asked")
+            broken = _ask_seat(report, log, config, names, seat, loop, bot)
             loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the
@@ -492,6 +475,31 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
             _close(bot)
         _conclude(report, bot, process, broken)
     return report
+
+
+def _ask_seat(report: AgainstReport, log: HandLog, config: MatchConfig, names: tuple[str, ...], seat: int,
+              loop: asyncio.AbstractEventLoop, bot: RemoteBot) -> str:
+    """Ask the bot ``seat``'s logged turns, in order, until its stream breaks; returns
+    why it broke ("" if it did not)."""
+    broken = ""
+    try:
+        for where, turn, step in _logged_turns(log, config, names):
+            if step.get("seat") != seat:
+                continue
+            if turn is None:  # the referee did not ask either
+                report.bank_empty += 1
+            elif broken:  # nobody left to ask
+                report.not_asked += 1
+            else:
+                report.asked += 1
+                broken = _ask_again(report, loop, bot, where, turn, step)
+    except _OutOfSync as exc:
+        left = sum(s.get("seat") == seat for rec in log.hands for s in rec.get("steps", []))
+        left -= report.asked + report.not_asked + report.bank_empty
+        report.not_asked += left
+        report.lines.append(f"from {exc}, the log does not follow from its seed (see mus replay --verify): "
+                            f"{left} later decision(s) of S{seat} not asked")
+    return broken
 
 
 def _conclude(report: AgainstReport, bot: RemoteBot, process: _CheckedProcess | None, broken: str) -> None:

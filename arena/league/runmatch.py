@@ -139,22 +139,25 @@ def run_match(
         if start_errors:
             result = _not_played(config, start_errors, start_error)
         else:
-            with runtime.refereeing() as loop:
-                result = loop.run_until_complete(play_match_async(
-                    seat_players,
-                    config,
-                    on_hand=writer.hand,
-                    on_fault=on_fault,
-                    on_notify_error=lambda method, seat, exc: log.warning(
-                        "bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc)
-                    ),
-                ))
+            result = _referee(seat_players, config, runtime, writer, on_fault)
         writer.close({"result": result.to_json()})
         if seats is not None:
             seats.judge(result)
     stderr_logs = tuple(b.process.stderr_log if b.process is not None else None for b in seats.bots) if seats else ()
     return MatchOutcome(config.match_id, seating, result, log_path, start_error, tuple(sorted(start_errors)),
                         stderr_logs)
+
+
+def _referee(players: Sequence[Player], config: MatchConfig, runtime: Runtime, writer: HandLogWriter,
+             on_fault: Callable[[FaultRecord], None] | None) -> MatchResult:
+    """Play the match on this thread's event loop, each hand logged as it ends."""
+
+    def notify_failed(method: str, seat: int, exc: BaseException) -> None:
+        log.warning("bot.notify_failed", match_id=config.match_id, seat=seat, method=method, error=str(exc))
+
+    with runtime.refereeing() as loop:
+        return loop.run_until_complete(play_match_async(
+            players, config, on_hand=writer.hand, on_fault=on_fault, on_notify_error=notify_failed))
 
 
 class _Seats:
