@@ -62,7 +62,7 @@ VERDICT_FILE = "verdict.json"
 EXIT_NO_VERDICT = 3
 """``--max-pairs`` pairs were played and the test decided nothing."""
 DEFAULTS: dict[str, Any] = {
-    "elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_pairs": 2000,
+    "elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_pairs": 3000,
     "decision_ms": 2000, "time_bank_ms": 120_000, "max_faults": 5,
 }
 """Why these: a change worth keeping in a Mus bot is worth tens of Elo per match
@@ -217,7 +217,7 @@ def sprt(
     elo1: Annotated[float | None, typer.Option("--elo1", help="H1: NEW is this many Elo better per match (default 20).")] = None,
     alpha: Annotated[float | None, typer.Option("--alpha", help="Largest false-positive rate: accepting H1 when H0 holds (default 0.05).")] = None,
     beta: Annotated[float | None, typer.Option("--beta", help="Largest false-negative rate: accepting H0 when H1 holds (default 0.05).")] = None,
-    max_pairs: Annotated[int | None, typer.Option("--max-pairs", min=1, help="Stop without a verdict after this many duplicate pairs (default 2000; exit 3).")] = None,
+    max_pairs: Annotated[int | None, typer.Option("--max-pairs", min=1, help="Stop without a verdict after this many duplicate pairs (default 3000; exit 3).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Matches in parallel.")] = 1,
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="Seed of the deals, to reproduce a test (as mus league). Default: a random 128-bit secret, printed after the run.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the test in --out, with the settings it started with.")] = False,
