@@ -18,6 +18,7 @@ import random
 import pytest
 
 from arena.league.sprt import (
+    PairTracker,
     SprtParams,
     Verdict,
     elo_to_score,
@@ -138,3 +139,33 @@ def test_params_checked() -> None:
         with pytest.raises(ValueError):
             bad.check()
     SprtParams().check()
+
+
+def test_tracker_takes_pairs_in_deal_order_whatever_finishes_first() -> None:
+    """The verdict depends on the seed only: matches finishing in another order (parallel
+    jobs) give the same pairs, counts and decision point; void pairs are skipped."""
+    params = SprtParams(0.0, 150.0, 0.05, 0.05)
+    rng = random.Random(4)
+    matches = []
+    for deal in range(40):
+        if deal == 3:
+            matches += [(deal, 0, None), (deal, 1, 1.0)]  # a bot did not start: void
+        else:
+            matches += [(deal, twin, float(rng.random() < 0.75)) for twin in (0, 1)]
+
+    def run(order: list[tuple[int, int, float | None]]) -> tuple[dict[float, int], float, int | None, int]:
+        tracker = PairTracker(params, 40)
+        for deal, twin, score in order:
+            tracker.add(deal, twin, score)
+        return dict(tracker.counts), tracker.llr, tracker.decided_at, tracker.void
+
+    in_order = run(matches)
+    assert in_order[2] is not None and in_order[3] == 1  # decided, one void pair skipped
+    shuffled = list(matches)
+    random.Random(5).shuffle(shuffled)
+    assert run(shuffled) == in_order
+    # A pair waits for its twin: the second twin of deal 0 missing, nothing is counted.
+    tracker = PairTracker(params, 40)
+    assert tracker.add(1, 0, 1.0) == [] and tracker.add(1, 1, 1.0) == [] and tracker.add(0, 0, 1.0) == []
+    assert tracker.add(0, 1, 0.0) == [(0, 0.5), (1, 1.0)]
+    assert not tracker.exhausted
