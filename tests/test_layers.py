@@ -18,6 +18,7 @@ LEVELS = {
     "engine": 0,      # the rules (arena/engine); mus_core below it is checked by test_architecture
     "results": 1,     # JSON of the engine's results
     "handlog": 1,     # reading and writing hand logs
+    "narrate": 1,     # a hand's events in words (the report, a human seat)
     "log_setup": 1,   # structlog's configuration
     "deprecation": 1,  # the one-line warnings for retired settings
     "wire": 1,        # engine values <-> protobuf messages

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import check, demo, league, match, replay, report, scenario, sprt, watch
+from arena.cli import check, demo, league, match, play, replay, report, scenario, sprt, watch
 from arena.log_setup import LOG_FORMATS, configure_logging
 
 app = typer.Typer(
@@ -62,3 +62,4 @@ app.command("demo")(demo.demo)
 app.command("sprt")(sprt.sprt)
 app.command("report")(report.report)
 app.command("watch")(watch.watch_cmd)
+app.command("play")(play.play)

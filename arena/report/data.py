@@ -21,7 +21,6 @@ from typing import Any
 
 from arena.engine import (
     Action,
-    Event,
     EventKind,
     IllegalActionError,
     IllegalSignalError,
@@ -34,6 +33,7 @@ from arena.engine import (
 )
 from arena.handlog import HandLog, HandLogError, read_log
 from arena.league.standings import compute_standings
+from arena.narrate import STEP_EVENTS, bet_text, event_text
 from arena.results import format_result
 
 LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
@@ -42,37 +42,6 @@ LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
 def _seed_text(seed: object) -> str:
     """A seed as hex text: JavaScript numbers stop being exact at 2**53."""
     return hex(seed) if isinstance(seed, int) else str(seed)
-
-
-def _event_text(ev: Event) -> str | None:
-    """A public event of the hand as the viewer's log line; None for the events that
-    are a step's own action (mus calls, discards, bets) and for señas (shown with their
-    step, to the seats that saw them)."""
-    kind = ev.kind
-    lance = ev.lance.name.lower() if ev.lance is not None else ""
-    if kind is EventKind.REPLACEMENTS:
-        return f"replacements dealt (discard round {ev.value})"
-    if kind is EventKind.RESHUFFLE:
-        return f"the stock ran out: {ev.value} discards shuffled in"
-    if kind is EventKind.DECLARATION:
-        return f"S{ev.seat}: {lance} {'yes' if ev.value else 'no'}"
-    if kind is EventKind.LANCE_START:
-        return f"{lance}: betting opens"
-    if kind is EventKind.DEJE:
-        return f"T{ev.team} gets {ev.value} at once (deje)"
-    if kind is EventKind.LANCE_END:
-        outcome = ev.outcome.value.replace("_", " ") if ev.outcome is not None else ""
-        return f"{lance}: {outcome}"
-    return None
-
-
-def _bet_text(state: MusState) -> str:
-    bet = state.bet
-    if bet is None:
-        return ""
-    if bet.is_ordago:
-        return f"órdago by S{bet.seat} (T{bet.team})"
-    return f"{bet.stake} by S{bet.seat} (T{bet.team}); declined: {bet.deje}"
 
 
 def _phase(state: MusState) -> str:
@@ -144,7 +113,7 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
         frame["ev"], seen = _new_events(state, seen)
         if state.hands != hands_before:
             frame["hands"] = [format_cards(h).split() for h in state.hands]
-        frame["bet"] = _bet_text(state)
+        frame["bet"] = bet_text(state.bet)
         frame["sc"] = list(state.scores)
     return out
 
@@ -152,8 +121,8 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
 def _new_events(state: MusState, seen: int) -> tuple[list[str], int]:
     """The public events of the hand since the ``seen``-th, as text."""
     events = state.history_events
-    texts = [t for ev in events[seen:] if (t := _event_text(ev)) is not None]
-    return texts, len(events)
+    # A step's own action and seña are shown with the step (the seña to those who saw it).
+    return [event_text(ev) for ev in events[seen:] if ev.kind not in STEP_EVENTS], len(events)
 
 
 def match_data(log: HandLog) -> dict[str, Any]:
