@@ -57,9 +57,12 @@ def chromium_args() -> dict[str, Any]:
     return {"executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS, "headless": True}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Chromium. Missing, it fails (never skips) and says what to install: CI runs these tests."""
+    """Headless Chromium. Missing, it fails (never skips) and says what to install: CI runs these tests.
+
+    One per module, closed after it: Playwright's sync API keeps an event loop running on
+    this thread while it is open, and the tests that play matches run one of their own."""
     if not CHROMIUM.exists():
         pytest.fail("the browser tests need Debian's chromium: bash bots/setup-toolchains.sh (as root it installs "
                     "it), or apt-get install --no-install-recommends chromium")
