@@ -1,0 +1,91 @@
+"""The report's data of a match (no browser): the cards after each discard round come from
+re-playing the log, a hand a forfeit stopped is shown as stopped, and a broken log is
+shown as far as it goes, with what is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.engine import MUS, Observation, Rules
+from arena.handlog import HandLogWriter, read_log
+from arena.players.local import RandomPlayer
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
+from arena.report import report_log
+from arena.report.data import match_data
+
+
+class Eager(RandomPlayer):
+    """Asks for mus in a hand's first round (so hands have a discard round), else plays at random."""
+
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
+        if MUS in view.legal_actions and view.discard_round == 0:
+            return Decision(MUS)
+        return super().decide(view, request_id, timing)
+
+
+class Walkaway(RandomPlayer):
+    """Plays at random for its first decisions, then never answers."""
+
+    def __init__(self, answers: int) -> None:
+        super().__init__(0)
+        self.answers = answers
+
+    def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
+        self.answers -= 1
+        if self.answers < 0:
+            raise BotFault(FaultKind.TIMEOUT, "no answer")
+        return super().decide(view, request_id, timing)
+
+
+def logged(path: Path, players: list[Any], seed: int = 8, max_faults: int = 5) -> list[dict[str, Any]]:
+    config = MatchConfig(rules=Rules(target_points=20, games_to_win=2), seed=seed, match_id=path.stem,
+                         max_faults=max_faults)
+    header = {"match_id": path.stem, "seed": seed, "rules": config.rules.to_mapping(), "first_dealer": None,
+              "seats": [{"seat": s, "entry": "x", "bot": "random"} for s in range(4)]}
+    with HandLogWriter(path, header) as log:
+        result = play_match(players, config, on_hand=log.hand, poll_us=0)
+        log.close({"result": result.to_json()})
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_cards_after_the_discards_are_those_shown_at_the_count(tmp_path: Path) -> None:
+    logged(tmp_path / "m.jsonl", [Eager(s) for s in range(4)])
+    data = match_data(read_log(tmp_path / "m.jsonl"))
+    discards = 0
+    for hand in data["hands"]:
+        assert hand["error"] is None and hand["finished"]
+        held = hand["dealt"]
+        for step in hand["steps"]:
+            held = step.get("hands", held)
+            discards += "hands" in step
+        assert [sorted(h) for h in held] == [sorted(h.split()) for h in hand["result"]["hands"]]
+        assert len(hand["count"]) == 4  # a line per lance
+    assert discards, "no discard round in the match: change the seed"
+
+
+def test_a_stopped_hand_and_a_broken_log(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    lines = logged(path, [Walkaway(3), *(RandomPlayer(s) for s in range(1, 4))], max_faults=2)
+    assert lines[-1]["result"]["reason"] == "forfeit"
+    # A corrupt line, and a step the rules refuse in the first hand.
+    first = next(r for r in lines if r["type"] == "hand")
+    first["steps"][1]["action"] = "envido 99999" if first["steps"][1]["action"] != "envido 99999" else "paso"
+    text = [json.dumps(r) for r in lines]
+    text.insert(1, "{not json")
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    log = read_log(path)
+    data = match_data(log)
+    hands = data["hands"]
+    assert hands[0]["error"].startswith("step 1: S")
+    assert "p" not in hands[0]["steps"][2]  # after the break: the logged step, without the state it led to
+    assert [s["a"] for s in hands[0]["steps"]] == [s["action"] for s in first["steps"]]
+    last = hands[-1]
+    assert not last["finished"] and last["stopped"]["reason"] == "forfeit" and last["result"] is None
+    assert data["errors"] == ["line 2: not valid JSON (Expecting property name enclosed in double quotes at column 2)"]
+    report = report_log(path)
+    assert report.matches == 1 and report.index.exists()
+    script = (report.index.parent / "matches" / "m0.js").read_text(encoding="utf-8")
+    assert script.startswith("MusReport.matchLoaded({") and script.endswith("});\n")
