@@ -156,7 +156,7 @@ def test_a_seats_view_shows_only_what_it_saw(league: Path, tab: Page) -> None:
             assert None not in cards[v] and set(cards[v]) <= held, f"S{v} sees its own cards (frame {k})"
             for s in range(4):
                 if s != v:
-                    assert cards[s] == [None] * 4, f"S{v}'s view shows S{s}'s cards at frame {k}"
+                    assert set(cards[s]) <= {None}, f"S{v}'s view shows S{s}'s cards at frame {k}"
             assert not others & set(text), f"S{v}'s view names cards it never saw at frame {k}"
         for i, step in enumerate(steps):  # the whole hand, as v saw it
             li = f"#step-list li[data-step='{i}']"

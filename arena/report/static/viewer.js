@@ -168,7 +168,9 @@
     for (let i = 0; i < Math.min(f, h.steps.length); i++) if (h.steps[i].hands) cards = h.steps[i].hands;
     const atCount = f === lastFrame(h) && h.result;
     if (atCount) cards = h.result.hands.map((x) => x.split(" "));
-    return cards.map((c, s) => (v === null || s === v || atCount ? c : null));
+    // A hidden hand is drawn face down, as many cards as it holds (between a discard and
+    // the replacements a seat holds fewer, which every seat saw it throw).
+    return cards.map((c, s) => (v === null || s === v || atCount ? c : c.map(() => null)));
   }
 
   function scoresAt(h, f) {
@@ -320,8 +322,9 @@
     const r = m.result;
     const seats = m.seats.map((s) => `S${s.seat} ${s.entry || s.bot}`).join(", ");
     $("match-title").textContent = `Match ${m.id}`;
-    $("match-info").textContent = `${seats} · seed ${m.seed} · ${m.time.decision_ms} ms a decision, bank ${m.time.time_bank_ms} ms, ` +
-      `forfeit at ${m.time.max_faults} faults · ` + (r ? `winner T${r.winner_team} (${r.reason}${r.detail ? ": " + r.detail : ""}), games ${r.games_won.join("-")}` : "no footer: the match did not finish") +
+    const t = m.time;
+    const time = t.decision_ms ? `${t.decision_ms} ms a decision, bank ${t.time_bank_ms} ms, forfeit at ${t.max_faults} faults · ` : "";
+    $("match-info").textContent = `${seats} · seed ${m.seed} · ${time}` + (r ? `winner T${r.winner_team} (${r.reason}${r.detail ? ": " + r.detail : ""}), games ${r.games_won.join("-")}` : "no footer: the match did not finish") +
       (m.errors.length ? ` · ${m.errors.length} unreadable line(s): ${m.errors.join("; ")}` : "");
     const sel = $("view-select");
     sel.replaceChildren(el("option", { value: "all", text: "all-seeing" }));
