@@ -55,4 +55,15 @@ def report(
     standings of the matches saved so far). Exit codes: 0 written; 2 no hand log, or
     the report cannot be written.
     """
-    publish(lambda: report_folder(folder, out), open_page)
+    publish(lambda: report_folder(folder, out, on_match=_progress()), open_page)
+
+
+def _progress() -> Callable[[int, int], None] | None:
+    """A counter on a terminal's stderr while the matches are written (a large league takes seconds)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        typer.echo(f"\rwriting the report: {done}/{total} matches" + ("\n" if done == total else ""), nl=False, err=True)
+
+    return show

@@ -86,10 +86,10 @@ def write_report(logs: list[Path], out: Path, *, title: str, league: dict[str, A
             data = match_data(log)
         except HandLogError as exc:
             warnings.append(str(exc))
-            continue
-        name = f"m{len(summaries)}.js"
-        (matches_dir / name).write_text(_match_script(data), encoding="utf-8")
-        summaries.append({**match_summary(log, data), "file": f"matches/{name}"})
+        else:
+            name = f"m{len(summaries)}.js"
+            (matches_dir / name).write_text(_match_script(data), encoding="utf-8")
+            summaries.append({**match_summary(log, data), "file": f"matches/{name}"})
         if on_match is not None:
             on_match(k + 1, len(logs))
     if not summaries:
