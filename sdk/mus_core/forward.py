@@ -205,7 +205,20 @@ class StateSampler:
         Raises:
             SamplingError: no consistent assignment was found in :data:`MAX_TRIES` draws.
         """
-        return _build(self._obs, self._plan, rng)
+        return _build(self._obs, self._plan, rng, None)[0]
+
+    def sample_weighted(
+        self, rng: random.Random, likelihood: Callable[[MusState, Action], float]
+    ) -> tuple[MusState, float]:
+        """One state as :meth:`sample`, with its weight under an opponent model: the
+        product of ``likelihood(state, action)`` over the actions of the other seats
+        re-played since the last replacements (``state`` as it stood before each one).
+
+        The draw stays uniform; the weight is for the bot to use (importance sampling:
+        weigh each sample's results by it), e.g. a likelihood that is high when the
+        model would have bet as the seat did with the drawn cards.
+        """
+        return _build(self._obs, self._plan, rng, likelihood)
 
 
 def _draw(obs: ObservationLike, plan: _Plan, rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
@@ -253,7 +266,9 @@ def _tables(rules: Rules) -> dict[int, HandValue]:
     return t
 
 
-def _build(obs: ObservationLike, plan: _Plan, rng: random.Random) -> MusState:
+def _build(
+    obs: ObservationLike, plan: _Plan, rng: random.Random, likelihood: Callable[[MusState, Action], float] | None
+) -> tuple[MusState, float]:
     rules = obs.rules
     hands, rest = _draw(obs, plan, rng)
     rest = plan.known_out + rest  # the seat's known discards lie in the pile
@@ -290,10 +305,13 @@ def _build(obs: ObservationLike, plan: _Plan, rng: random.Random) -> MusState:
             state._sig_window = set()
     seat_bit = 1 << obs.seat
     own = set(obs.cards)
+    weight = 1.0
     for e in plan.suffix:
         kind = e.kind
         if kind is EventKind.BET or kind is EventKind.MUS_CALL:
             assert e.action is not None
+            if likelihood is not None and e.seat != obs.seat:
+                weight *= likelihood(state, e.action)
             state.apply(e.action)
         elif kind is EventKind.DISCARD:
             s = state.to_act
@@ -303,13 +321,16 @@ def _build(obs: ObservationLike, plan: _Plan, rng: random.Random) -> MusState:
                 thrown = [c for c in held if c not in own]
             else:
                 thrown = rng.sample(held, e.value)
-            state.apply(discard(thrown))
+            action = discard(thrown)
+            if likelihood is not None and s != obs.seat:
+                weight *= likelihood(state, action)
+            state.apply(action)
         elif kind is EventKind.SIGNAL:
             assert e.seat is not None and e.sena is not None
             at = len(state._history)
             state.give_sena(e.seat, e.sena)
             state._sig_vis[at] |= seat_bit
-    return state
+    return state, weight
 
 
 def play_out_hand(
@@ -320,7 +341,12 @@ def play_out_hand(
 
     ``policy(state)`` picks the action of ``state.to_act``; by default uniform random
     legal play (:func:`mus_core.random_play.random_action`).
+
+    Raises:
+        ValueError: the match is over (there is no hand to play).
     """
+    if state.is_terminal:
+        raise ValueError("the match is over: no hand to play out")
     done = len(state.hand_results)
     apply = state.apply
     if policy is None:
