@@ -1,0 +1,91 @@
+"""bots/search: it passes ``mus check``, plays a match without faults, and its search
+values the actions of clear positions the right way round."""
+
+from __future__ import annotations
+
+from mus_sdk import NO_QUIERO, QUIERO, MatchInfo
+from sdk_helpers import REPO, load_bot_module
+
+from arena.check import run_check
+from arena.engine import ORDAGO, MusState, Rules, parse_cards
+from arena.players.inprocess import InProcessBot
+from arena.referee.match import MatchConfig, play_match
+from arena.wire.convert import observation_for
+
+search = load_bot_module("search")
+rulebot = load_bot_module("rulebot")
+
+
+def _bot(rules: Rules, seat: int, samples: int) -> object:
+    bot = search.SearchBot(seed=1, samples=samples)
+    bot.on_match_start(MatchInfo(match_id="t", seat=seat, partners=(), num_seats=rules.players, rules=rules))
+    return bot
+
+
+def test_search_bot_passes_mus_check() -> None:
+    """The bot as a process, over gRPC, with its manifest's time per decision."""
+    lines: list[str] = []
+    results = run_check(str(REPO / "bots" / "search"), echo=lines.append)
+    assert results and all(r.ok for r in results), "\n".join(lines)
+
+
+def test_search_bot_plays_a_match_without_faults() -> None:
+    rules = Rules(games_to_win=1)
+    players = [InProcessBot(search.SearchBot(seed=s, samples=4) if s % 2 == 0 else rulebot.RuleBot())
+               for s in range(4)]
+    result = play_match(players, MatchConfig(rules=rules, seed=3, match_id="search-smoke"))
+    assert result.faults == []
+    assert result.winner_team in (0, 1)
+    assert players[0].bot.decisions > 0 and players[0].bot.playouts > 0  # type: ignore[attr-defined]
+
+
+def _ordago_in_juego(mine: str, theirs: str) -> MusState:
+    """Two seats, S0 mano holding ``mine``; S1 holds ``theirs``; both have juego, S0
+    passes and S1 bets órdago in the juego lance (grande, chica, pares passed)."""
+    rules = Rules(players=2)
+    state = MusState.from_deal(rules, [parse_cards(mine), parse_cards(theirs)], mano=0, seed=5)
+    state.apply(state.legal_actions()[1])  # no-mus
+    while state.current_lance is not None and state.current_lance.name != "JUEGO":
+        legal = state.legal_actions()
+        state.apply(legal[0])  # paso (or no-quiero)
+    state.apply(state.legal_actions()[0])  # S0: paso
+    state.apply(ORDAGO)  # S1: órdago
+    assert state.to_act == 0 and state.bet is not None and state.bet.is_ordago
+    return state
+
+
+def test_accepting_an_ordago_with_31_as_mano_is_valued_as_a_won_game() -> None:
+    """31 from mano cannot lose the juego lance (ties go to mano, no 31 real): quiero wins
+    the game in every sample; no quiero only gives away the deje."""
+    state = _ordago_in_juego("Ro Rc Co Ab", "Sc Ce 7e Cb")
+    obs = observation_for(state, 0)
+    values = _bot(state.rules, 0, 40).evaluate(obs, samples=40)  # type: ignore[attr-defined]
+    assert values[QUIERO] > values[NO_QUIERO] + 0.15, values
+    assert _bot(state.rules, 0, 40).decide(obs) == QUIERO  # type: ignore[attr-defined]
+
+
+def test_accepting_an_ordago_with_a_hand_that_always_loses_is_valued_below_declining() -> None:
+    """S0 holds 33, the worst juego, as mano against an órdago in juego: S1 declared juego,
+    so it holds 33 at worst (a tie goes to mano) and nearly always better. Declining
+    costs the deje; accepting loses the game in nearly every sample."""
+    state = _ordago_in_juego("Ro Co 6e 7b", "Sc Ce 7e Cb")  # S0: 10+10+6+7 = 33
+    obs = observation_for(state, 0)
+    values = _bot(state.rules, 0, 60).evaluate(obs, samples=60)  # type: ignore[attr-defined]
+    assert values[NO_QUIERO] > values[QUIERO] + 0.1, values
+    assert _bot(state.rules, 0, 60).decide(obs) == NO_QUIERO  # type: ignore[attr-defined]
+
+
+def test_best_needs_a_significant_gain_and_distrusts_an_unseen_ordago_loss() -> None:
+    """The choice rule alone: a candidate must beat the baseline by Z standard errors,
+    and an órdago gets one pessimistic sample."""
+    n = 30
+    weights = [1.0] * n
+    # Candidate 1: a small, steady gain (chosen). Candidate 2: wide swings around a
+    # slightly better mean, within the noise (not chosen).
+    values = [[0.5, 0.52, 0.5 + (0.25 if i % 2 else -0.2)] for i in range(n)]
+    assert search._best(weights, values, 0, [False, False, False], 0.2) == 1
+    # An órdago that won its deje in every sample, never accepted: the pessimistic
+    # sample (the game lost) outweighs 30 small gains.
+    values = [[0.5, 0.51] for _ in range(n)]
+    assert search._best(weights, values, 0, [False, True], 0.2) == 0
+    assert search._best(weights, values, 0, [False, False], 0.2) == 1
