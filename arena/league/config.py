@@ -20,6 +20,9 @@
     [sandbox]
     mode = "default"             # or "strict": see arena/remote/sandbox.py
 
+    [cluster]                    # optional: run the matches on a Ray cluster (docs/cluster.md)
+    address = "auto"             # "local", "auto", "host:port" or "ray://host:port"
+
     [[entry]]
     name = "rulebot"
     bot = "bots/rulebot"         # a manifest, a directory with bot.toml, or host:port
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +97,53 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class ClusterConfig:
+    """The ``[cluster]`` table (or ``mus league --ray``): where the matches run on Ray and
+    what each reserves there (docs/cluster.md)."""
+
+    address: str = "local"
+    """``local``: attach to the Ray instance of this machine, or start one; ``auto``: the
+    cluster this machine is a node of; ``host:port`` (a head's GCS) or ``ray://host:port``
+    (Ray Client)."""
+    cpus_per_bot: float = 1.0
+    """CPUs a match reserves for each bot process (fractions allowed)."""
+    cpus_per_referee: float = 1.0
+    """CPUs a match reserves for its referee."""
+    max_retries: int = 3
+    """Times Ray plays a match again elsewhere after the node (or worker process) playing
+    it died; a bot's faults are never retried."""
+    max_bot_mb: int = 100
+    """Largest bot folder shipped to the workers, in MiB (its files, uncompressed)."""
+    ship_code: bool = True
+    """Ship the arena's and the SDK's code with the league (Ray's ``py_modules``), so the
+    workers run exactly the driver's version; False: the workers' installed one."""
+
+    def cpus_per_match(self, players: int) -> float:
+        """What one match reserves: a CPU share per bot process and one for its referee."""
+        return players * self.cpus_per_bot + self.cpus_per_referee
+
+    def to_json(self) -> dict[str, Any]:
+        """As league.json records it (not part of the league's identity: a league started
+        locally may be resumed on a cluster, and the other way round)."""
+        return {"address": self.address, "cpus_per_bot": self.cpus_per_bot, "cpus_per_referee": self.cpus_per_referee,
+                "max_retries": self.max_retries, "max_bot_mb": self.max_bot_mb, "ship_code": self.ship_code}
+
+
+_CLUSTER_ADDRESS = re.compile(r"^(local|auto|ray://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
+
+
+def check_cluster_address(address: str) -> str:
+    """``address`` if it is one ``[cluster] address`` and ``--ray`` accept.
+
+    Raises:
+        ValueError: anything else, saying what is accepted.
+    """
+    if not _CLUSTER_ADDRESS.match(address):
+        raise ValueError(f"a Ray address is local, auto, host:port or ray://host:port, not {address!r}")
+    return address
+
+
+@dataclass(frozen=True)
 class LeagueConfig:
     """A parsed league file."""
 
@@ -114,6 +165,8 @@ class LeagueConfig:
     fresh_processes: bool = False
     """Start every seat's process for its match and stop it after, for every entry
     (default: each job keeps processes across matches, :mod:`arena.league.pool`)."""
+    cluster: ClusterConfig | None = None
+    """Run the matches on a Ray cluster (:mod:`arena.league.cluster`); None: on this machine."""
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -199,7 +252,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
     allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "sandbox",
-               "fresh_processes", "entry"}
+               "fresh_processes", "entry", "cluster"}
     for key in data:
         if key not in allowed and key not in ("bot_cpus", "spin_us"):  # those two: deprecated, read below
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -304,6 +357,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
     fresh = data.get("fresh_processes", False)
     if not isinstance(fresh, bool):
         raise err("fresh_processes", f"must be true or false, not {fresh!r}")
+    cluster = _cluster_table(data, err)
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
@@ -321,5 +375,45 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         runtime=runtime,
         sandbox=file_sandbox if sandbox is None else sandbox,
         fresh_processes=fresh,
+        cluster=cluster,
         source=path,
     )
+
+
+def _cluster_table(data: dict[str, Any], err: Callable[..., LeagueConfigError]) -> ClusterConfig | None:
+    """The ``[cluster]`` table, checked; None when the file has none."""
+    if "cluster" not in data:
+        return None
+    raw = data["cluster"]
+    if not isinstance(raw, dict):
+        raise err("cluster", "must be a table ([cluster])", "cluster")
+    known = ("address", "cpus_per_bot", "cpus_per_referee", "max_retries", "max_bot_mb", "ship_code")
+    for key in raw:
+        if key not in known:
+            raise err(f"cluster.{key}", f"unknown key (known: {', '.join(known)})", key)
+    out = ClusterConfig()
+    address = raw.get("address", out.address)
+    if not isinstance(address, str):
+        raise err("cluster.address", f"must be a string, not {address!r}", "address")
+    try:
+        check_cluster_address(address)
+    except ValueError as exc:
+        raise err("cluster.address", str(exc), "address") from None
+    cpus: dict[str, float] = {}
+    for key, lo in (("cpus_per_bot", 0.0), ("cpus_per_referee", 0.0)):
+        v = raw.get(key, getattr(out, key))
+        if isinstance(v, bool) or not isinstance(v, int | float) or v < lo or (key == "cpus_per_bot" and v == 0):
+            what = "a number > 0" if key == "cpus_per_bot" else "a number >= 0"
+            raise err(f"cluster.{key}", f"must be {what}, not {v!r}", key)
+        cpus[key] = float(v)
+    ints: dict[str, int] = {}
+    for key, lo in (("max_retries", 0), ("max_bot_mb", 1)):
+        v = raw.get(key, getattr(out, key))
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise err(f"cluster.{key}", f"must be an integer >= {lo}, not {v!r}", key)
+        ints[key] = v
+    ship = raw.get("ship_code", out.ship_code)
+    if not isinstance(ship, bool):
+        raise err("cluster.ship_code", f"must be true or false, not {ship!r}", "ship_code")
+    return ClusterConfig(address, cpus["cpus_per_bot"], cpus["cpus_per_referee"], ints["max_retries"],
+                         ints["max_bot_mb"], ship)

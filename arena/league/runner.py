@@ -29,7 +29,8 @@ from typing import Any
 import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
-from arena.league.pool import MAX_MATCHES, PoolKey, PoolWorkers, ProcessPool
+from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
+from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
 from arena.league.results_file import (
     RESULTS_FILE,
     ResultsCheck,
@@ -152,6 +153,7 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "run": config.runtime.to_json(),
         "sandbox": sandbox.protections(config.sandbox),
         "fresh_processes": config.fresh_processes,
+        "cluster": config.cluster.to_json() if config.cluster is not None else None,
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -322,8 +324,16 @@ def run_league(
     on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
     reuse_processes: bool = True,
     max_process_matches: int = MAX_MATCHES,
+    on_cluster: Callable[[ClusterStatus], None] | None = None,
 ) -> LeagueRun:
     """Play every scheduled match not yet in ``results.jsonl``; write the standings.
+
+    With ``config.cluster`` the matches are played on a Ray cluster
+    (:mod:`arena.league.cluster`; ``jobs`` then caps the matches in flight, by default
+    as many as its nodes' CPUs hold) and this process records them as they come back:
+    the same files, results and resume as a local league. The bots are packed and the
+    cluster reached before anything is written; ``on_cluster(status)`` is called about
+    every second with the nodes and the matches in flight.
 
     ``reuse_processes``: each job keeps the bot processes of its finished matches for
     its next matches of the same entries (:mod:`arena.league.pool`: never a deal a
@@ -348,67 +358,78 @@ def run_league(
             profile (before anything is written).
     """
     sandbox.require(config.sandbox)
-    _make_folder(out_dir, resume)
-    with league_lock(out_dir):
-        config, secret, done_results = prepare_output(out_dir, config, resume)
-        if on_secret is not None:
-            on_secret(secret)
-        return _run_locked(config, out_dir, secret, done_results, jobs, on_match, stop, on_start,
-                           reuse_processes and not config.fresh_processes, max_process_matches)
+    with contextlib.ExitStack() as stack:
+        cluster = None
+        if config.cluster is not None:
+            from arena.league.cluster import open_cluster  # Ray is an optional dependency
+
+            cluster = stack.enter_context(open_cluster(config))
+        _make_folder(out_dir, resume)
+        with league_lock(out_dir):
+            config, secret, done_results = prepare_output(out_dir, config, resume)
+            if on_secret is not None:
+                on_secret(secret)
+            reuse = reuse_processes and not config.fresh_processes
+            loop = _LeagueLoop(config, out_dir, secret, done_results, stop or threading.Event(), on_match,
+                               on_start, on_cluster)
+
+            def local() -> MatchExecutor:
+                return LocalExecutor(max(1, jobs or config.jobs), loop.play, loop.pool_maker(reuse, max_process_matches))
+
+            executor = (cluster.executor(out_dir, jobs, reuse, max_process_matches) if cluster is not None
+                        else local)
+            return _run_locked(loop, executor)
 
 
-def _run_locked(
-    config: LeagueConfig,
-    out_dir: Path,
-    secret: LeagueSecret,
-    done_results: list[dict[str, Any]],
-    jobs: int | None,
-    on_match: Callable[[MatchOutcome, int, int], None] | None,
-    stop: threading.Event | None,
-    on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
-    reuse_processes: bool = True,
-    max_process_matches: int = MAX_MATCHES,
-) -> LeagueRun:
+def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -> LeagueRun:
     """The body of :func:`run_league`, with the folder's lock held."""
-    matches = schedule(config, secret.seed)
+    config, out_dir, matches = loop.config, loop.out_dir, loop.matches
     caveat = duplicate_caveat(config)
     if caveat is not None:
         log.warning("league.duplicate_caveat", detail=caveat)
-    if on_start is not None:
-        on_start(len(matches), list(done_results))
+    if loop.on_start is not None:
+        loop.on_start(len(matches), list(loop.results))
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    done_ids = {r["match_id"] for r in done_results}
-    loop = _LeagueLoop(config, out_dir, [m for m in matches if m.match_id not in done_ids], list(done_results),
-                       len(matches), stop or threading.Event(), on_match)
-    writer = ResultsWriter(out_dir / RESULTS_FILE, secret.results_key, league_identity(config, matches))
+    writer = ResultsWriter(out_dir / RESULTS_FILE, loop.secret.results_key, league_identity(config, matches))
     try:
-        loop.run(writer, max(1, jobs or config.jobs), reuse_processes, max_process_matches)
+        loop.run(writer, make_executor)
     finally:
         writer.close()
-    if loop.write_error:
+    if loop.write_error or loop.cluster_fault:
         try:
             saved = len(read_results(writer.path))
         except (OSError, LeagueError):
             saved = len(loop.results)
+        fix = ("free the space (or fix the device)" if loop.write_error else "fix the cluster")
         raise LeagueError(
-            f"{loop.write_error}. The {saved} matches finished before are saved in {writer.path}; "
-            "free the space (or fix the device) and continue with --resume"
+            f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
+            f"{writer.path}; {fix} and continue with --resume"
         )
     standings = _write_standings(config, out_dir, loop.results)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
-                     interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=secret)
+                     interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret)
 
 
 class _LeagueLoop:
-    """Plays the pending matches on ``jobs`` worker threads and records each as it ends."""
+    """Plays the pending matches on an executor (this machine's worker threads, or a
+    cluster) and records each as it ends."""
 
-    def __init__(self, config: LeagueConfig, out_dir: Path, pending: list[ScheduledMatch],
-                 results: list[dict[str, Any]], total: int, stop: threading.Event,
-                 on_match: Callable[[MatchOutcome, int, int], None] | None) -> None:
-        self.config, self.out_dir, self.pending, self.results, self.total, self.stop, self.on_match = (
-            config, out_dir, pending, results, total, stop, on_match)
+    def __init__(self, config: LeagueConfig, out_dir: Path, secret: LeagueSecret, done: list[dict[str, Any]],
+                 stop: threading.Event, on_match: Callable[[MatchOutcome, int, int], None] | None,
+                 on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
+                 on_cluster: Callable[[ClusterStatus], None] | None = None) -> None:
+        self.matches = schedule(config, secret.seed)
+        recorded = {r["match_id"] for r in done}
+        pending = [m for m in self.matches if m.match_id not in recorded]
+        self.config, self.out_dir, self.secret, self.pending, self.results, self.total, self.stop = (
+            config, out_dir, secret, pending, list(done), len(self.matches), stop)
+        self.on_match, self.on_start, self.on_cluster = on_match, on_start, on_cluster
+        self.recorded = recorded
+        """Match ids in results.jsonl: a match is recorded once, whatever an executor
+        hands back twice (a cluster that retried it)."""
         self.played = 0
         self.write_error = ""
+        self.cluster_fault = ""
         # The deals each entry has left to play (pending matches): a pooled process that
         # has played all of them is of no more use (duplicate leagues), and is stopped.
         self.entry_seeds: dict[str, set[int]] = {}
@@ -430,8 +451,8 @@ class _LeagueLoop:
         return run_match(specs, Seating(names), mc, self.out_dir / "logs", bot_log_dir=self.out_dir / "bots",
                          runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
-    def run(self, writer: ResultsWriter, jobs: int, reuse_processes: bool, max_process_matches: int) -> None:
-        """Play until every match is recorded, :attr:`stop` is set, or a write fails."""
+    def pool_maker(self, reuse_processes: bool, max_process_matches: int) -> Callable[[], ProcessPool | None]:
+        """What makes each local job's process pool (None: a process per seat and match)."""
 
         def make_pool() -> ProcessPool | None:
             if not reuse_processes:
@@ -439,31 +460,44 @@ class _LeagueLoop:
             return ProcessPool(self.out_dir / "bots", sandbox=self.config.sandbox, max_matches=max_process_matches,
                                useful=self._useful)
 
-        # Worker threads rather than a ThreadPoolExecutor: each owns a process pool, bound to
-        # its event loop, and closes it itself when the league ends, is interrupted or fails.
-        with PoolWorkers(jobs, make_pool) as pool:
+        return make_pool
+
+    def run(self, writer: ResultsWriter, make_executor: Callable[[], MatchExecutor]) -> None:
+        """Play until every match is recorded, :attr:`stop` is set, or a write fails."""
+        executor = make_executor()
+        try:
             to_play = list(self.pending)
-            running: dict[Future[MatchOutcome], ScheduledMatch] = {}
+            running: dict[Future[Any], ScheduledMatch] = {}
             try:
                 while to_play or running:
-                    while to_play and len(running) < jobs and not self.stop.is_set():
+                    while to_play and len(running) < executor.capacity() and not self.stop.is_set():
                         m = to_play.pop(0)
-                        running[pool.submit(self.play, m)] = m
-                    if not running:
+                        running[executor.submit(m)] = m
+                    if not running and (self.stop.is_set() or not to_play):
                         break
+                    # Nothing running and no room: a cluster without nodes; wait for one.
                     finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in finished:
-                        self._finished(running.pop(fut), fut, writer)
+                        self._finished(running.pop(fut), fut, writer, executor)
+                    if self.on_cluster is not None and (status := executor.status()) is not None:
+                        self.on_cluster(status)
             except KeyboardInterrupt:
                 self.stop.set()
                 for fut in running:
                     fut.cancel()
                 raise
+        finally:
+            executor.close()
 
-    def _finished(self, m: ScheduledMatch, fut: Future[MatchOutcome], writer: ResultsWriter) -> None:
+    def _finished(self, m: ScheduledMatch, fut: Future[Any], writer: ResultsWriter, executor: MatchExecutor) -> None:
         """Record a match that ended (or log why it did not)."""
         try:
-            outcome = fut.result()
+            outcome = executor.outcome(m, fut)
+        except ClusterFault as exc:
+            self.stop.set()
+            self.cluster_fault = str(exc)
+            log.error("league.cluster_fault", match_id=m.match_id, error=str(exc))
+            return
         except OSError as exc:
             # A full disk or a failing device: every later match would fail too.
             self.stop.set()
@@ -472,6 +506,9 @@ class _LeagueLoop:
             return
         except Exception as exc:  # the runner must survive anything a match does
             log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
+            return
+        if m.match_id in self.recorded:
+            log.warning("league.duplicate_outcome", match_id=m.match_id)
             return
         rec = {"team0": m.team0, "team1": m.team1, "deal": m.deal, **outcome.to_json()}
         try:
@@ -482,6 +519,7 @@ class _LeagueLoop:
             log.error("league.write_failed", path=str(writer.path), error=str(exc))
             return
         self.results.append(rec)
+        self.recorded.add(m.match_id)
         self.played += 1
         log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
                  reason=outcome.result.reason, hands=outcome.result.hands)

@@ -1,0 +1,491 @@
+"""A league's matches played on a Ray cluster (``mus league --ray``; docs/cluster.md).
+
+The driver (``mus league``) keeps everything it keeps locally: the league's secret, the
+results key, ``results.jsonl``, the standings and ``--resume``. Each match is one Ray
+task (:func:`play_match_task`) that gets only what its match needs: its own seed (in its
+:class:`~arena.referee.match.MatchConfig`), the rules, the seats' entries and the packed
+folders of its bots (:mod:`arena.league.bundle`). The task plays the match on its worker
+with :func:`~arena.league.runmatch.run_match`, exactly as a local job does, in a private
+folder of the worker process, and returns the hand log's bytes, the outcome and what the
+bots wrote to stdout and stderr; the driver writes them into its own folder and records
+the match (:class:`RayExecutor`). A worker never writes into the driver's folder.
+
+Faults of the cluster are not the bots': a task whose node (or worker process) dies is
+played again from its start elsewhere by Ray (``max_retries``), and the driver records a
+match once, by its id; a node that cannot run a bot (a missing program or library, no
+sandbox) stops the league with what it lacks (:class:`~arena.league.executor.ClusterFault`),
+never forfeiting the bot's matches.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import structlog
+
+from arena.league import bundle
+from arena.league.config import ClusterConfig, LeagueConfig
+from arena.league.executor import ClusterFault, ClusterStatus, MatchExecutor
+from arena.league.pool import ProcessPool
+from arena.league.results_file import LeagueError
+from arena.league.runmatch import MatchOutcome, Seating, run_match
+from arena.league.schedule import ScheduledMatch
+from arena.referee.match import MatchConfig, MatchResult
+from arena.remote import sandbox
+from arena.remote.manifest import BotManifest
+from arena.remote.process import LOG_CAP_BYTES
+from arena.runtime import Runtime
+
+log = structlog.get_logger()
+
+RAY_MISSING = "--ray needs Ray, an optional dependency: pip install 'mus-arena[ray]'"
+
+STATUS_PERIOD_S = 1.0
+"""How often the driver asks Ray for its nodes (progress display, matches in flight)."""
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module.
+
+    Raises:
+        LeagueError: Ray is not installed, with the one line saying how to install it.
+    """
+    # Ray reports usage to its makers unless told not to; the arena sends nothing anywhere.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+    except ImportError:
+        raise LeagueError(RAY_MISSING) from None
+    return ray
+
+
+def ray_available() -> bool:
+    """Whether Ray can be imported (``mus league --ray`` checks before anything else)."""
+    try:
+        import_ray()
+    except LeagueError:
+        return False
+    return True
+
+
+class WorkerUnfit(RuntimeError):
+    """A worker node that cannot play a match: a bot's program or libraries are missing
+    there, or the sandbox the league asks for. A fault of the cluster, not of the bot."""
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """What a worker is given to play one match: nothing of the league's secret."""
+
+    match: MatchConfig
+    """The match's own seed, id, rules and time control."""
+    seating: tuple[str, ...]
+    """The entry of each seat."""
+    bundles: tuple[tuple[str, str], ...]
+    """(digest, manifest path) of each distinct bot of the match."""
+    seat_bots: tuple[int, ...]
+    """Per seat, its bot's index in :attr:`bundles`."""
+    runtime: Runtime
+    sandbox: str
+    reuse: bool
+    """Keep bot processes in the worker process for its next matches (arena.league.pool)."""
+    max_process_matches: int
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    """What a task hands back: the match as played, the files the driver writes."""
+
+    match_id: str
+    seating: tuple[str, ...]
+    result: MatchResult
+    log: bytes
+    """The hand log, whole."""
+    start_error: str
+    start_failed: tuple[int, ...]
+    stderr_names: tuple[str | None, ...]
+    """Per seat, the name of its bot process's stderr log in ``bots/``."""
+    bot_logs: dict[str, bytes]
+    """What the match's bot processes wrote to their logs since the worker last sent them."""
+    bots_dir: str
+    """The worker's folder for bot logs: its paths in messages become the driver's."""
+    node: str
+
+
+class _WorkerState:
+    """What a Ray worker process keeps between its matches: a private folder, its bot
+    process pools, what it has sent of each bot log, and the bots checked on this node."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="mus-arena-worker-"))  # 0700: the logs hold match seeds
+        self.logs = self.dir / "logs"
+        self.bots = self.dir / "bots"
+        self.logs.mkdir()
+        self.bots.mkdir()
+        self.pools: dict[tuple[int, str, int], ProcessPool] = {}
+        self.sent: dict[str, int] = {}
+        self.fit: dict[str, str | None] = {}
+        atexit.register(self.close)
+
+    def pool(self, task: MatchTask) -> ProcessPool:
+        """This thread's pool for the task's sandbox (a pool belongs to one thread)."""
+        key = (threading.get_ident(), task.sandbox, task.max_process_matches)
+        if key not in self.pools:
+            self.pools[key] = ProcessPool(self.bots, sandbox=task.sandbox, max_matches=task.max_process_matches)
+        return self.pools[key]
+
+    def new_log_bytes(self, names: list[str]) -> dict[str, bytes]:
+        """The bytes of each named bot log not yet sent (a pooled process's log grows
+        over its matches), at most the log cap per file."""
+        out: dict[str, bytes] = {}
+        for name in names:
+            path = self.bots / name
+            start = self.sent.get(name, 0)
+            try:
+                size = path.stat().st_size
+                if size <= start:
+                    continue
+                with open(path, "rb") as f:
+                    f.seek(start)
+                    out[name] = f.read(min(size - start, LOG_CAP_BYTES))
+            except OSError:
+                continue
+            self.sent[name] = start + len(out[name])
+        return out
+
+    def close(self) -> None:
+        """Stop the kept bot processes and remove the folder (the worker exits)."""
+        for key, pool in list(self.pools.items()):
+            if key[0] == threading.get_ident():
+                with contextlib.suppress(Exception):
+                    pool.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_state: _WorkerState | None = None
+
+
+def _node_name(ray: ModuleType) -> str:
+    """How a message names the node a task runs on."""
+    node_id = ray.get_runtime_context().get_node_id()
+    return f"{socket.gethostname()} ({ray.util.get_node_ip_address()}, node {node_id[:8]})"
+
+
+def play_match_task(task: MatchTask, bundle_refs: list[Any]) -> WorkerResult:
+    """Play one match on this worker (the body of the league's Ray task).
+
+    ``bundle_refs``: the Ray objects of the bots' folders, in :attr:`MatchTask.bundles`
+    order, fetched only by a node that has not unpacked them yet.
+
+    Raises:
+        WorkerUnfit: this node cannot run one of the bots, or the league's sandbox.
+    """
+    import ray
+
+    global _state
+    if _state is None:
+        _state = _WorkerState()
+    state = _state
+    node = _node_name(ray)
+    root = bundle.cache_root()
+    specs: list[BotManifest] = []
+    for (digest, manifest), ref in zip(task.bundles, bundle_refs, strict=True):
+        folder = bundle.unpacked(digest, root) or bundle.unpack(digest, ray.get(ref), root)
+        spec = bundle.load_unpacked(folder, manifest)
+        key = f"{digest}/{manifest}"
+        if key not in state.fit:
+            state.fit[key] = bundle.missing(spec)
+        if state.fit[key] is not None:
+            entries = sorted({task.seating[s] for s, b in enumerate(task.seat_bots) if task.bundles[b][0] == digest})
+            raise WorkerUnfit(f"node {node} cannot run bot {spec.name} (entry {', '.join(entries)}): "
+                              f"{state.fit[key]}")
+        specs.append(spec)
+    try:
+        sandbox.require(task.sandbox)
+    except sandbox.SandboxUnavailable as exc:
+        raise WorkerUnfit(f"node {node} cannot give the sandbox {task.sandbox!r}: {exc}") from None
+    outcome = run_match([specs[b] for b in task.seat_bots], Seating(task.seating), task.match, state.logs,
+                        bot_log_dir=state.bots, runtime=task.runtime, sandbox=task.sandbox,
+                        pool=state.pool(task) if task.reuse else None)
+    data = outcome.log_path.read_bytes()
+    outcome.log_path.unlink()
+    header = json.loads(data.split(b"\n", 1)[0])
+    labels = {seat["process"]["first_seat"] for seat in header.get("seats", []) if seat.get("process")}
+    names = sorted(f"{label}.{stream}.log" for label in labels for stream in ("stdout", "stderr"))
+    return WorkerResult(
+        outcome.match_id, outcome.seating.seats, outcome.result, data, outcome.start_error, outcome.start_failed,
+        tuple(p.name if p is not None else None for p in outcome.stderr_logs), state.new_log_bytes(names),
+        str(state.bots), node,
+    )
+
+
+def _connect(ray: ModuleType, address: str, ship_code: bool) -> None:
+    """Connect this process to the cluster at ``address`` (``local``: this machine's Ray
+    instance, started if there is none; loopback only, no dashboard). ``ship_code``: the
+    job's runtime environment ships the arena's and the SDK's code (Ray accepts local
+    folders only for a whole job, not per task)."""
+    common: dict[str, Any] = {"log_to_driver": False, "namespace": "mus-arena"}
+    if ship_code:
+        common["runtime_env"] = {"py_modules": _shipped_code()}
+    if address == "local":
+        try:
+            ray.init(address="auto", **common)
+            return
+        except ConnectionError:
+            pass
+        ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", **common)
+    else:
+        ray.init(address=address, **common)
+
+
+def _shipped_code() -> list[str]:
+    """The folders of the arena's and the SDK's packages, shipped with every task when
+    ``ship_code`` (Ray's ``py_modules``): a worker runs the driver's code and its Python
+    bots import the driver's SDK (``PYTHONPATH``)."""
+    import mus
+    import mus_core
+    import mus_sdk
+
+    import arena
+
+    return [str(Path(m.__path__[0])) for m in (arena, mus_sdk, mus_core, mus)]
+
+
+class RayCluster:
+    """The driver's connection to a cluster for one league run, its bots packed and
+    stored in the cluster's object store (:func:`open_cluster`)."""
+
+    def __init__(self, ray: ModuleType, config: LeagueConfig, settings: ClusterConfig,
+                 bundles: dict[str, bundle.BotBundle]) -> None:
+        self.ray, self.config, self.settings = ray, config, settings
+        self.bundles = bundles
+        """Per bot entry, its packed folder."""
+        self.refs = {b.digest: ray.put(b.data) for b in bundles.values()}
+        self.cpus_per_match = settings.cpus_per_match(config.rules.players)
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """The nodes alive with CPUs."""
+        return [n for n in self.ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
+
+    def capacity(self, nodes: list[dict[str, Any]]) -> int:
+        """Matches ``nodes`` play at once."""
+        return sum(math.floor(n["Resources"]["CPU"] / self.cpus_per_match + 1e-9) for n in nodes)
+
+    def check(self) -> None:
+        """Refuse a cluster whose nodes are all too small for a match (a node that will
+        join later is waited for).
+
+        Raises:
+            LeagueError: every node has fewer CPUs than a match reserves.
+        """
+        nodes = self.nodes()
+        if nodes and self.capacity(nodes) == 0:
+            most = max(n["Resources"]["CPU"] for n in nodes)
+            s = self.settings
+            raise LeagueError(
+                f"no node of the Ray cluster can hold a match: a match reserves {self.cpus_per_match:g} CPUs "
+                f"({self.config.rules.players} bots x cpus_per_bot {s.cpus_per_bot:g} + cpus_per_referee "
+                f"{s.cpus_per_referee:g}) and the largest node has {most:g}; lower them in [cluster], or add "
+                "larger nodes")
+        if not nodes:
+            log.warning("cluster.no_nodes", detail="no node with CPUs yet: waiting for one to join")
+
+    def executor(self, out_dir: Path, jobs: int | None, reuse: bool,
+                 max_process_matches: int) -> Callable[[], MatchExecutor]:
+        """What makes the league loop's executor (called with the folder's lock held)."""
+        return lambda: RayExecutor(self, out_dir, jobs, reuse, max_process_matches)
+
+
+@contextlib.contextmanager
+def open_cluster(config: LeagueConfig) -> Iterator[RayCluster]:
+    """Pack the league's bots and connect to its cluster (``config.cluster``), before
+    anything is written; disconnect at the end (a connection the caller made before,
+    ``ray.init`` in a script, is used and left open).
+
+    Raises:
+        LeagueError: Ray is missing, a bot cannot be shipped (a bot at an address, a
+            folder too large), the cluster cannot be reached, or no node can hold a match.
+    """
+    settings = config.cluster
+    assert settings is not None
+    bundles: dict[str, bundle.BotBundle] = {}
+    for entry in config.entries:
+        if entry.spec is None:
+            continue  # a pair: its members are entries of their own
+        if not isinstance(entry.spec, BotManifest):
+            raise LeagueError(f"entry {entry.name}: a bot at an address ({entry.spec.target}) cannot play on a "
+                              "cluster, whose workers would have to reach it; give a bot folder, or run the "
+                              "league without --ray")
+        try:
+            bundles[entry.name] = bundle.pack(entry.spec, settings.max_bot_mb * bundle.MIB, entry.name)
+        except bundle.BundleError as exc:
+            raise LeagueError(str(exc)) from None
+    ray = import_ray()
+    ours = not ray.is_initialized()
+    if not ours and settings.ship_code and "py_modules" not in (ray.get_runtime_context().runtime_env or {}):
+        log.warning("cluster.code_not_shipped", detail="Ray was connected before the league: its job's runtime "
+                    "environment decides which arena and SDK the workers run")
+    if ours:
+        try:
+            _connect(ray, settings.address, settings.ship_code)
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
+            raise LeagueError(f"cannot reach the Ray cluster at {settings.address}: {exc}") from None
+    try:
+        cluster = RayCluster(ray, config, settings, bundles)
+        cluster.check()
+        yield cluster
+    finally:
+        if ours:
+            ray.shutdown()
+
+
+class RayExecutor:
+    """Plays each match as a Ray task; lands the hand log and the bot logs in the
+    driver's folder when the match comes back."""
+
+    def __init__(self, cluster: RayCluster, out_dir: Path, jobs: int | None, reuse: bool,
+                 max_process_matches: int) -> None:
+        self.cluster, self.out_dir, self.jobs = cluster, out_dir, jobs
+        self.reuse, self.max_process_matches = reuse, max_process_matches
+        settings = cluster.settings
+        options: dict[str, Any] = {"num_cpus": cluster.cpus_per_match, "max_retries": settings.max_retries,
+                                   "retry_exceptions": False}
+        self.remote = cluster.ray.remote(play_match_task).options(**options)
+        self.running: dict[Future[Any], Any] = {}
+        self._status: ClusterStatus | None = None
+        self._status_at = -math.inf
+        self._nodes_seen: set[str] = set()
+
+    def _refresh(self) -> ClusterStatus:
+        now = time.monotonic()
+        if self._status is None or now - self._status_at >= STATUS_PERIOD_S:
+            nodes = self.cluster.nodes()
+            ids = {n["NodeID"] for n in nodes}
+            for lost in sorted(self._nodes_seen - ids):
+                log.warning("cluster.node_lost", node=lost[:8],
+                            detail="its matches are played again on other nodes (max_retries)")
+            self._nodes_seen = ids
+            self._status = ClusterStatus(len(nodes), sum(n["Resources"]["CPU"] for n in nodes), len(self.running),
+                                         self.cluster.capacity(nodes))
+            self._status_at = now
+        return dataclasses.replace(self._status, running=len(self.running))
+
+    def capacity(self) -> int:
+        """As many matches as the nodes hold (at least one, so that an autoscaler sees a
+        demand), capped by ``--jobs``."""
+        room = max(1, self._refresh().capacity)
+        return min(room, self.jobs) if self.jobs else room
+
+    def submit(self, m: ScheduledMatch) -> Future[Any]:
+        """Start the task of ``m`` (only its own seed goes with it)."""
+        config = self.cluster.config
+        specs, names = config.seats(m.team0, m.team1)
+        digests: list[str] = []
+        seat_bots: list[int] = []
+        bundles: list[tuple[str, str]] = []
+        for spec in specs:
+            b = self._bundle(spec)
+            if b.digest not in digests:
+                digests.append(b.digest)
+                bundles.append((b.digest, b.manifest))
+            seat_bots.append(digests.index(b.digest))
+        match = MatchConfig(rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
+                            time_bank_ms=config.time_bank_ms, max_faults=config.max_faults)
+        task = MatchTask(match, names, tuple(bundles), tuple(seat_bots), config.runtime, config.sandbox, self.reuse,
+                         self.max_process_matches)
+        ref = self.remote.remote(task, [self.cluster.refs[d] for d in digests])
+        fut: Future[Any] = ref.future()
+        self.running[fut] = ref
+        return fut
+
+    def _bundle(self, spec: Any) -> bundle.BotBundle:
+        for entry in self.cluster.config.entries:
+            if entry.spec is spec:
+                return self.cluster.bundles[entry.name]
+        raise KeyError(getattr(spec, "name", spec))
+
+    def outcome(self, m: ScheduledMatch, fut: Future[Any]) -> MatchOutcome:
+        """Write the match's hand log (whole, fsync'd) and its bots' logs in the
+        driver's folder; the outcome, as a local match's.
+
+        Raises:
+            ClusterFault: the node could not play it, or Ray lost it more often than it
+                retries.
+            OSError: writing here failed.
+        """
+        self.running.pop(fut, None)
+        ray = self.cluster.ray
+        try:
+            res: WorkerResult = fut.result()
+        except Exception as exc:
+            cause = getattr(exc, "cause", None) or exc
+            if isinstance(cause, WorkerUnfit):
+                raise ClusterFault(str(cause)) from None
+            if isinstance(exc, ray.exceptions.RayTaskError):
+                if isinstance(cause, OSError):
+                    raise ClusterFault(f"match {m.match_id}: its worker could not write its files: {cause}") from None
+                raise RuntimeError(f"match {m.match_id} failed on its worker: {cause!r}") from None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise ClusterFault(
+                f"match {m.match_id} was lost by the cluster {self.cluster.settings.max_retries + 1} times "
+                f"({type(exc).__name__}: {first})") from None
+        bots = self.out_dir / "bots"
+        log_path = self.out_dir / "logs" / f"{m.match_id}.jsonl"
+        swap = _PathSwap(res.bots_dir, str(bots))
+        tmp = log_path.with_name(f".{log_path.name}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(swap.json_bytes(res.log))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, log_path)
+        for name, data in res.bot_logs.items():
+            with open(bots / name, "ab") as f:
+                f.write(data)
+        result = dataclasses.replace(res.result, detail=swap.text(res.result.detail))
+        log.debug("cluster.match_landed", match_id=m.match_id, node=res.node)
+        return MatchOutcome(res.match_id, Seating(res.seating), result, log_path, swap.text(res.start_error),
+                            res.start_failed, tuple(bots / n if n else None for n in res.stderr_names))
+
+    def status(self) -> ClusterStatus:
+        """The nodes alive, their CPUs, the matches in flight."""
+        return self._refresh()
+
+    def close(self) -> None:
+        """Cancel what still runs (the league was interrupted): its worker processes are
+        killed, and their bots with them (parent-death signal)."""
+        for ref in self.running.values():
+            with contextlib.suppress(Exception):
+                self.cluster.ray.cancel(ref, force=True)
+        self.running.clear()
+
+
+@dataclass(frozen=True)
+class _PathSwap:
+    """Replaces the worker's bot-log folder by the driver's in what a match wrote (the
+    start errors name a bot's stderr log)."""
+
+    old: str
+    new: str
+
+    def text(self, value: str) -> str:
+        return value.replace(self.old, self.new) if value else value
+
+    def json_bytes(self, data: bytes) -> bytes:
+        old, new = json.dumps(self.old)[1:-1].encode(), json.dumps(self.new)[1:-1].encode()
+        return data.replace(old, new)
