@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml sdk/pyproject.toml
 
 setup-dev: $(DEVSTAMP)
 
-$(DEVSTAMP): $(STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+# The tests of tests/cluster run leagues on a real local Ray cluster: Ray is a dev dependency.
+$(DEVSTAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
 	touch $(DEVSTAMP)
 
 # Ends with the path of the league's HTML report (mus report).

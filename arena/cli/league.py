@@ -23,7 +23,7 @@ from arena.cli.common import (
     warn_given_seed,
 )
 from arena.cli.progress import LeagueProgress, print_start_failures, resume_command
-from arena.league.config import LeagueConfigError, load_league
+from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
 from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
@@ -46,6 +46,7 @@ def league(
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="A new process for every seat of every match (default: each job keeps a bot's process for its next matches of the same entry, never a deal twice; docs/league.md).")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]", is_flag=False, flag_value="local", help="Play the matches on a Ray cluster: auto (the cluster of this node), host:port, ray://host:port, or nothing: this machine's Ray (started if none runs). Replaces the file's [cluster] address. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 
@@ -69,6 +70,17 @@ def league(
         config = replace(config, seed=given)
     if fresh_processes:
         config = replace(config, fresh_processes=True)
+    if ray is not None:
+        try:
+            check_cluster_address(ray)
+        except ValueError as exc:
+            fail(f"--ray: {exc}")
+        config = replace(config, cluster=replace(config.cluster or ClusterConfig(), address=ray))
+    if config.cluster is not None:
+        from arena.league.cluster import RAY_MISSING, ray_available
+
+        if not ray_available():
+            fail(RAY_MISSING)
     protections = require_sandbox(config.sandbox)  # before anything is written or started
     if config.seed is not None:
         warn_given_seed(config.seed)
@@ -82,14 +94,14 @@ def league(
     try:
         with shown.shown():
             run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
-                             on_secret=known.append, on_start=shown.on_start)
+                             on_secret=known.append, on_start=shown.on_start, on_cluster=shown.on_cluster)
     except LeagueError as exc:
         _print_seed(known, out, err=True)
         fail(str(exc))
     except KeyboardInterrupt:
         stop_all_bots()
         # "\n": after the terminal's "^C".
-        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox)), err=True)
+        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, ray)), err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:

@@ -29,6 +29,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from arena.league.executor import ClusterStatus
 from arena.league.runmatch import MatchOutcome, seat_start_errors
 from arena.league.runner import StartFailure
 
@@ -77,14 +78,16 @@ class LeagueProgress:
         """Matches played (and saved) in this run."""
         self.record: dict[str, list[int]] = {}
         """Each entry's [wins, losses] so far."""
+        self.nodes: int | None = None
+        """A cluster's nodes alive when last told (None: a local league)."""
         self.bar = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            _EtaColumn(), TextColumn("{task.fields[leaders]}"),
+            _EtaColumn(), TextColumn("{task.fields[cluster]}"), TextColumn("{task.fields[leaders]}"),
             console=console, disable=not self.bar_shown, transient=True,
         )
         # Hidden until the schedule is known (on_start), so the bar never shows "0/?".
         self.task = self.bar.add_task(f"league {name}", total=None, visible=False, leaders="", played=0,
-                                      started=time.monotonic(), last=0.0)
+                                      started=time.monotonic(), last=0.0, cluster="")
 
     @contextmanager
     def shown(self) -> Iterator[LeagueProgress]:
@@ -113,6 +116,17 @@ class LeagueProgress:
                         leaders=self._leaders())
         if self.enabled:
             self._print(match_line(outcome, done, total))
+
+    def on_cluster(self, status: ClusterStatus) -> None:
+        """A cluster's state: its nodes and matches in flight in the bar; without a bar,
+        a line each time the number of nodes changes."""
+        text = (f"{status.nodes} {'node' if status.nodes == 1 else 'nodes'}, "
+                f"{status.running} in flight")
+        self.bar.update(self.task, cluster=text)
+        if self.enabled and not self.bar_shown and status.nodes != self.nodes:
+            self._print(Text(f"cluster: {status.nodes} {'node' if status.nodes == 1 else 'nodes'} "
+                             f"({status.cpus:g} CPUs, {status.capacity} matches at once)"))
+        self.nodes = status.nodes
 
     def _count(self, team0: str, team1: str, winner: int | None) -> None:
         for side, entry in enumerate((team0, team1)):
@@ -143,11 +157,14 @@ class LeagueProgress:
                 f"matches that were running are played again from their start); continue with: {resume_command}")
 
 
-def resume_command(config_file: Path, out: Path, sandbox: str | None) -> str:
-    """The command that continues an interrupted league (a resume must keep the sandbox)."""
+def resume_command(config_file: Path, out: Path, sandbox: str | None, ray: str | None = None) -> str:
+    """The command that continues an interrupted league (a resume must keep the sandbox;
+    it keeps the cluster it was run on)."""
     words = ["mus", "league", str(config_file), "--out", str(out), "--resume"]
     if sandbox is not None:
         words += ["--sandbox", sandbox]
+    if ray is not None:
+        words += ["--ray"] if ray == "local" else ["--ray", ray]
     return shlex.join(words)
 
 
