@@ -14,16 +14,23 @@ import hashlib
 import importlib.metadata
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 USER = "mus-arena-test"
 REPO = Path(__file__).resolve().parents[2]
-DEPENDENCIES = ("grpcio", "protobuf", "typer", "rich", "structlog")
-"""The arena's run-time dependencies (pyproject.toml), pinned below to the versions of this venv."""
+DEPENDENCIES = tuple(
+    re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0]
+    for spec in tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["dependencies"]
+    if not spec.startswith("mus-sdk")
+)
+"""The arena's run-time dependencies, read from pyproject.toml (so a new one is never
+missed), pinned below to the versions of this venv; the SDK is copied from sdk/."""
 
 
 @dataclass(frozen=True)
