@@ -46,7 +46,7 @@ def league(
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="A new process for every seat of every match (default: each job keeps a bot's process for its next matches of the same entry, never a deal twice; docs/league.md).")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
-    ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]", is_flag=False, flag_value="local", help="Play the matches on a Ray cluster: auto (the cluster of this node), host:port, ray://host:port, or nothing: this machine's Ray (started if none runs). Replaces the file's [cluster] address. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches on a Ray cluster: local (this machine's Ray instance, started if none runs), auto (the cluster this machine is a node of), host:port (a head node) or ray://host:port (Ray Client). Replaces the file's [cluster] address; a file with a [cluster] table runs on Ray without it. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 

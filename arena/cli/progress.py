@@ -125,7 +125,7 @@ class LeagueProgress:
         self.bar.update(self.task, cluster=text)
         if self.enabled and not self.bar_shown and status.nodes != self.nodes:
             self._print(Text(f"cluster: {status.nodes} {'node' if status.nodes == 1 else 'nodes'} "
-                             f"({status.cpus:g} CPUs, {status.capacity} matches at once)"))
+                             f"({status.cpus:g} CPUs, {status.capacity} {'match' if status.capacity == 1 else 'matches'} at once)"))
         self.nodes = status.nodes
 
     def _count(self, team0: str, team1: str, winner: int | None) -> None:
@@ -164,7 +164,7 @@ def resume_command(config_file: Path, out: Path, sandbox: str | None, ray: str |
     if sandbox is not None:
         words += ["--sandbox", sandbox]
     if ray is not None:
-        words += ["--ray"] if ray == "local" else ["--ray", ray]
+        words += ["--ray", ray]
     return shlex.join(words)
 
 

@@ -23,6 +23,7 @@ import atexit
 import contextlib
 import dataclasses
 import json
+import logging
 import math
 import os
 import shutil
@@ -240,7 +241,9 @@ def _connect(ray: ModuleType, address: str, ship_code: bool) -> None:
     instance, started if there is none; loopback only, no dashboard). ``ship_code``: the
     job's runtime environment ships the arena's and the SDK's code (Ray accepts local
     folders only for a whole job, not per task)."""
-    common: dict[str, Any] = {"log_to_driver": False, "namespace": "mus-arena"}
+    # The workers' output stays in Ray's logs (what a match tells the user comes back with
+    # it), and Ray's own notices below warnings stay off the league's console.
+    common: dict[str, Any] = {"log_to_driver": False, "namespace": "mus-arena", "logging_level": logging.WARNING}
     if ship_code:
         common["runtime_env"] = {"py_modules": _shipped_code()}
     if address == "local":
