@@ -79,7 +79,8 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
     seen = 0
     if state is not None:
         out["events"], seen = _new_events(state, 0)
-    for i, step in enumerate(rec.get("steps", [])):
+    steps = rec.get("steps", [])
+    for i, step in enumerate(steps):
         frame: dict[str, Any] = {
             "s": step.get("seat"), "a": step.get("action"), "id": step.get("id"), "ms": step.get("ms"),
             "sena": step.get("sena"), "fault": step.get("fault"),
@@ -109,12 +110,19 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
             continue
         if len(state.hand_results) > results_before:
             out["count"] = _count_lines(state)
+            if i + 1 < len(steps):
+                out["error"] = f"step {i}: the hand is over, but {len(steps) - i - 1} more step(s) are logged"
+                out["steps"] += [{"s": st.get("seat"), "a": st.get("action"), "fault": st.get("fault")}
+                                 for st in steps[i + 1:]]
             break  # the hand is over: the next hand's events are not this one's
         frame["ev"], seen = _new_events(state, seen)
         if state.hands != hands_before:
             frame["hands"] = [format_cards(h).split() for h in state.hands]
         frame["bet"] = bet_text(state.bet)
         frame["sc"] = list(state.scores)
+    else:
+        if state is not None and out["finished"]:
+            out["error"] = "the logged steps do not finish the hand"
     return out
 
 

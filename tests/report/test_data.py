@@ -73,6 +73,9 @@ def test_a_stopped_hand_and_a_broken_log(tmp_path: Path) -> None:
     # A corrupt line, and a step the rules refuse in the first hand.
     first = next(r for r in lines if r["type"] == "hand")
     first["steps"][1]["action"] = "envido 99999" if first["steps"][1]["action"] != "envido 99999" else "paso"
+    second = [r for r in lines if r["type"] == "hand"][1]
+    assert second.get("finished"), "the second hand is the stopped one: change the seed"
+    second["steps"].append(dict(second["steps"][-1]))  # a step after the hand's end
     text = [json.dumps(r) for r in lines]
     text.insert(1, "{not json")
     path.write_text("\n".join(text) + "\n", encoding="utf-8")
@@ -82,6 +85,8 @@ def test_a_stopped_hand_and_a_broken_log(tmp_path: Path) -> None:
     assert hands[0]["error"].startswith("step 1: S")
     assert "p" not in hands[0]["steps"][2]  # after the break: the logged step, without the state it led to
     assert [s["a"] for s in hands[0]["steps"]] == [s["action"] for s in first["steps"]]
+    assert hands[1]["error"] == f"step {len(second['steps']) - 2}: the hand is over, but 1 more step(s) are logged"
+    assert len(hands[1]["steps"]) == len(second["steps"]) and hands[1]["count"]
     last = hands[-1]
     assert not last["finished"] and last["stopped"]["reason"] == "forfeit" and last["result"] is None
     assert data["errors"] == ["line 2: not valid JSON (Expecting property name enclosed in double quotes at column 2)"]
