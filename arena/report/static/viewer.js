@@ -217,7 +217,8 @@
       const [x, y] = place(s, n);
       const seat = m.seats[s] || { entry: "?" };
       const st = last[s];
-      const fresh = prev && cards[s] && prev[s] ? cards[s].filter((c) => !prev[s].includes(c)) : [];
+      // Cards just drawn (replacements), not cards just turned face up at the count.
+      const fresh = prev && cards[s] && prev[s] && !prev[s].includes(null) ? cards[s].filter((c) => !prev[s].includes(c)) : [];
       const badges = el("span", { class: "badges" }, el("span", { text: `T${s % 2}` }),
         s === h.dealer ? el("span", { text: "dealer" }) : null, s === h.mano ? el("span", { text: "mano" }) : null,
         v === s ? el("span", { text: "you" }) : null);
