@@ -328,7 +328,8 @@ class MusState:
         if len(hands) != n or any(len(h) != 4 for h in hands):
             raise ValueError(f"hands: need {n} hands of 4 cards")
         dealt = [c for h in hands for c in h]
-        rest = [c for c in range(40) if c not in set(dealt)]
+        dealt_set = set(dealt)  # once: the forward model calls from_deal thousands of times a decision
+        rest = [c for c in range(40) if c not in dealt_set]
         if stock is None:
             # Not the keyed PRF: scenario files and golden vectors rely on this stock
             # order, and a scripted deal has no secret to keep.
