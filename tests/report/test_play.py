@@ -90,7 +90,8 @@ def test_a_scripted_person_plays_a_match(tmp_path: Path) -> None:
 
 
 def test_a_person_who_walks_away_gets_the_default_and_forfeits(tmp_path: Path) -> None:
-    child = spawn(tmp_path, "bots/random", "--think-s", "1", "--max-faults", "2")
+    # A table of 2: one bot process to start.
+    child = spawn(tmp_path, "bots/random", "--think-s", "1", "--max-faults", "2", "--players", "2")
     for _ in range(2):
         child.expect(PROMPT)
         child.expect("time is up: the referee plays the default for you")
