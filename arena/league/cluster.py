@@ -127,21 +127,32 @@ class WorkerResult:
     bots_dir: str
     """The worker's folder for bot logs: its paths in messages become the driver's."""
     node: str
+    play_s: float
+    """Seconds in :func:`~arena.league.runmatch.run_match` (starting bots, refereeing)."""
+    task_s: float
+    """Seconds in the whole task."""
 
 
 class _WorkerState:
     """What a Ray worker process keeps between its matches: a private folder, its bot
     process pools, what it has sent of each bot log, and the bots checked on this node."""
 
-    def __init__(self) -> None:
+    def __init__(self, node: str) -> None:
+        self.node = node
         self.dir = Path(tempfile.mkdtemp(prefix="mus-arena-worker-"))  # 0700: the logs hold match seeds
-        self.logs = self.dir / "logs"
         self.bots = self.dir / "bots"
-        self.logs.mkdir()
         self.bots.mkdir()
+        # A hand log lives here only until the task returns it: in memory where there is a
+        # tmpfs, so that its writer's fsync (made for the driver's copy) costs nothing.
+        shm = Path("/dev/shm")
+        self.logs = Path(tempfile.mkdtemp(prefix="mus-arena-logs-", dir=shm if shm.is_dir() else self.dir))
         self.pools: dict[tuple[int, str, int], ProcessPool] = {}
         self.sent: dict[str, int] = {}
+        self.specs: dict[str, BotManifest] = {}
+        """Each unpacked bot's manifest, read once, checked once (``fit``)."""
         self.fit: dict[str, str | None] = {}
+        self.sandboxes: dict[str, str | None] = {}
+        """Each sandbox profile's check on this node (None: available)."""
         atexit.register(self.close)
 
     def pool(self, task: MatchTask) -> ProcessPool:
@@ -176,6 +187,7 @@ class _WorkerState:
             if key[0] == threading.get_ident():
                 with contextlib.suppress(Exception):
                     pool.close()
+        shutil.rmtree(self.logs, ignore_errors=True)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -199,31 +211,39 @@ def play_match_task(task: MatchTask, bundle_refs: list[Any]) -> WorkerResult:
     """
     import ray
 
+    started = time.perf_counter()
     global _state
     if _state is None:
-        _state = _WorkerState()
+        _state = _WorkerState(_node_name(ray))
     state = _state
-    node = _node_name(ray)
+    node = state.node
     root = bundle.cache_root()
     specs: list[BotManifest] = []
     for (digest, manifest), ref in zip(task.bundles, bundle_refs, strict=True):
-        folder = bundle.unpacked(digest, root) or bundle.unpack(digest, ray.get(ref), root)
-        spec = bundle.load_unpacked(folder, manifest)
         key = f"{digest}/{manifest}"
-        if key not in state.fit:
+        if key not in state.specs:
+            folder = bundle.unpacked(digest, root) or bundle.unpack(digest, ray.get(ref), root)
+            state.specs[key] = spec = bundle.load_unpacked(folder, manifest)
             state.fit[key] = bundle.missing(spec)
+        spec = state.specs[key]
         if state.fit[key] is not None:
             entries = sorted({task.seating[s] for s, b in enumerate(task.seat_bots) if task.bundles[b][0] == digest})
             raise WorkerUnfit(f"node {node} cannot run bot {spec.name} (entry {', '.join(entries)}): "
                               f"{state.fit[key]}")
         specs.append(spec)
-    try:
-        sandbox.require(task.sandbox)
-    except sandbox.SandboxUnavailable as exc:
-        raise WorkerUnfit(f"node {node} cannot give the sandbox {task.sandbox!r}: {exc}") from None
+    if task.sandbox not in state.sandboxes:
+        try:
+            sandbox.require(task.sandbox)
+            state.sandboxes[task.sandbox] = None
+        except sandbox.SandboxUnavailable as exc:
+            state.sandboxes[task.sandbox] = str(exc)
+    if state.sandboxes[task.sandbox] is not None:
+        raise WorkerUnfit(f"node {node} cannot give the sandbox {task.sandbox!r}: {state.sandboxes[task.sandbox]}")
+    play = time.perf_counter()
     outcome = run_match([specs[b] for b in task.seat_bots], Seating(task.seating), task.match, state.logs,
                         bot_log_dir=state.bots, runtime=task.runtime, sandbox=task.sandbox,
                         pool=state.pool(task) if task.reuse else None)
+    play_s = time.perf_counter() - play
     data = outcome.log_path.read_bytes()
     outcome.log_path.unlink()
     header = json.loads(data.split(b"\n", 1)[0])
@@ -232,7 +252,7 @@ def play_match_task(task: MatchTask, bundle_refs: list[Any]) -> WorkerResult:
     return WorkerResult(
         outcome.match_id, outcome.seating.seats, outcome.result, data, outcome.start_error, outcome.start_failed,
         tuple(p.name if p is not None else None for p in outcome.stderr_logs), state.new_log_bytes(names),
-        str(state.bots), node,
+        str(state.bots), node, play_s, time.perf_counter() - started,
     )
 
 
@@ -244,8 +264,17 @@ def _connect(ray: ModuleType, address: str, ship_code: bool) -> None:
     # The workers' output stays in Ray's logs (what a match tells the user comes back with
     # it), and Ray's own notices below warnings stay off the league's console.
     common: dict[str, Any] = {"log_to_driver": False, "namespace": "mus-arena", "logging_level": logging.WARNING}
+    runtime_env: dict[str, Any] = {}
     if ship_code:
-        common["runtime_env"] = {"py_modules": _shipped_code()}
+        runtime_env["py_modules"] = _shipped_code()
+    # The arena's gRPC tuning (arena/remote/grpc_tuning.py) takes effect only if set before
+    # grpcio is first imported, and a Ray worker imports it before any task: so it goes
+    # into the workers' environment from their start.
+    env = {k: os.environ[k] for k in ("GRPC_EXPERIMENTS", "MUS_GRPC_TUNING") if k in os.environ}
+    if env:
+        runtime_env["env_vars"] = env
+    if runtime_env:
+        common["runtime_env"] = runtime_env
     if address == "local":
         try:
             ray.init(address="auto", **common)
@@ -390,9 +419,15 @@ class RayExecutor:
         return dataclasses.replace(self._status, running=len(self.running))
 
     def capacity(self) -> int:
-        """As many matches as the nodes hold (at least one, so that an autoscaler sees a
-        demand), capped by ``--jobs``."""
-        room = max(1, self._refresh().capacity)
+        """As many matches as the nodes hold, plus one waiting per node (at least one, so
+        that an autoscaler sees a demand), capped by ``--jobs``.
+
+        The waiting match starts the moment a slot frees, on the worker process that
+        played the last one (Ray keeps a worker leased while tasks of the same shape
+        wait): no round trip to the driver between matches, and the same process pool.
+        """
+        status = self._refresh()
+        room = max(1, status.capacity + status.nodes)
         return min(room, self.jobs) if self.jobs else room
 
     def submit(self, m: ScheduledMatch) -> Future[Any]:
@@ -461,7 +496,8 @@ class RayExecutor:
             with open(bots / name, "ab") as f:
                 f.write(data)
         result = dataclasses.replace(res.result, detail=swap.text(res.result.detail))
-        log.debug("cluster.match_landed", match_id=m.match_id, node=res.node)
+        log.debug("cluster.match_landed", match_id=m.match_id, node=res.node, play_s=round(res.play_s, 3),
+                  task_s=round(res.task_s, 3))
         return MatchOutcome(res.match_id, Seating(res.seating), result, log_path, swap.text(res.start_error),
                             res.start_failed, tuple(bots / n if n else None for n in res.stderr_names))
 
