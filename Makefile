@@ -46,8 +46,10 @@ lint-proto:
 setup-lang:
 	bash bots/setup-toolchains.sh
 
+# -n auto --dist loadfile: one worker per CPU, each test file on one worker (its module
+# fixtures, e.g. a league played once for many tests, are shared as in a serial run).
 test: setup-dev setup-lang lint lint-proto typecheck
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 bench: setup-dev
 	$(PY) bench/engine.py

@@ -10,6 +10,7 @@ cache, and an interpreter the user may run; its bots and league files are copied
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.metadata
 import os
@@ -142,9 +143,13 @@ def unprivileged_runner(home: Path, cache_root: Path = Path("/var/tmp")) -> Runn
     the arena and the SDK under ``home``; ``home`` (whose parents other users may
     search, e.g. a folder of /tmp) becomes the user's. Needs root."""
     assert os.geteuid() == 0, "only root can run the arena as another user"
-    uid, gid = _ensure_user()
+    # Tests run in parallel (pytest-xdist): one worker at a time creates the user and
+    # installs the dependencies; the others wait, then find them done.
+    with open(cache_root / "mus-arena-test-setup.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        uid, gid = _ensure_user()
+        deps = _dependencies(cache_root)
     python = _interpreter()
-    deps = _dependencies(cache_root)
     home.mkdir(parents=True, exist_ok=True)
     code = home / "code"
     shutil.copytree(REPO / "arena", code / "arena", ignore=shutil.ignore_patterns("__pycache__"))
