@@ -58,6 +58,7 @@ bench: setup-dev
 	$(PY) bench/polling.py
 	$(PY) bench/strength.py
 	$(PY) bench/league.py
+	$(PY) bench/cluster.py
 	$(PY) bench/report.py
 
 proto: setup-dev

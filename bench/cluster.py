@@ -1,7 +1,7 @@
 """What a league on Ray costs per match against the same league on this machine's job
 threads, and how it scales from one worker node to two (issue 20).
 
-The same league (random against rulebot, one game to 40, one seed) is played by each
+The same league (random against rulebot, ``--games`` games to 40, one seed) is played by each
 executor. The time per match is the steady pace: from the first match recorded to the
 last, over the matches between (``per_match_s``); what a run pays once before its first
 match is recorded (Ray's connection and job, starting its worker processes, shipping
@@ -18,7 +18,7 @@ Each Ray league connects afresh (a new Ray job, new worker processes), as ``mus 
 --ray`` does. Runs alternate and repeat (``--repeat``); medians are reported. Loopback
 only, no dashboard, no usage reports.
 
-    python bench/cluster.py [--matches 40] [--repeat 3]
+    python bench/cluster.py [--matches 40] [--repeat 3] [--games 1]
 
 Prints the machine, a line per run and per configuration, then one JSON object.
 """
@@ -50,7 +50,7 @@ name = "bench-cluster"
 seed = 20
 matches_per_pairing = {matches}
 [rules]
-games_to_win = 1
+games_to_win = {games}
 [time]
 decision_ms = 5000
 time_bank_ms = 600000
@@ -63,11 +63,11 @@ bot = "{root}/bots/rulebot"
 """
 
 
-def league(tmp: Path, matches: int) -> Any:
+def league(tmp: Path, matches: int, games: int) -> Any:
     from arena.league.config import load_league
 
     path = tmp / f"league-{matches}.toml"
-    path.write_text(LEAGUE.format(matches=matches, root=ROOT), encoding="utf-8")
+    path.write_text(LEAGUE.format(matches=matches, games=games, root=ROOT), encoding="utf-8")
     return load_league(path)
 
 
@@ -87,6 +87,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--matches", type=int, default=40, help="matches of the league")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration (medians reported)")
+    ap.add_argument("--games", type=int, default=1, help="games to win a match (longer matches: less overhead)")
     args = ap.parse_args()
     print("machine:", json.dumps(machine()), flush=True)
     sys.path.insert(0, str(ROOT))
@@ -111,8 +112,8 @@ def main() -> None:
                 cluster.wait_for_nodes()
                 jobs = 1 if phase == "1node" else 2
                 for _ in range(args.repeat):
-                    for name, config, j in ((f"local-{jobs}", league(tmp, args.matches), jobs),
-                                            (f"ray-{phase}", replace(league(tmp, args.matches), cluster=ray_settings),
+                    for name, config, j in ((f"local-{jobs}", league(tmp, args.matches, args.games), jobs),
+                                            (f"ray-{phase}", replace(league(tmp, args.matches, args.games), cluster=ray_settings),
                                              None)):
                         n += 1
                         wall, per_match, h = timed(config, tmp / f"out-{n}", j)
@@ -135,7 +136,7 @@ def main() -> None:
         return round(float(summary[a]["per_match_s"]) / float(summary[b]["per_match_s"]), 3)
 
     out = {
-        "bench": "cluster", "machine": machine(), "matches": args.matches, "repeat": args.repeat,
+        "bench": "cluster", "machine": machine(), "matches": args.matches, "repeat": args.repeat, "games_to_win": args.games,
         "configurations": summary,
         "ray_over_local_1": ratio("ray-1node", "local-1"),
         "ray_over_local_2": ratio("ray-2nodes", "local-2"),
