@@ -131,3 +131,20 @@ def _make_lib(tmp: Path, name: str) -> bool:
     r = subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", str(tmp / name)],
                        input="int mus_arena_20(void){return 1;}", text=True, capture_output=True)
     return r.returncode == 0
+
+
+def test_the_progress_shows_the_nodes_and_matches_in_flight() -> None:
+    """Without a terminal: a line each time the number of nodes changes; the bar's column
+    says the nodes and the matches in flight."""
+    from rich.console import Console
+
+    from arena.cli.progress import LeagueProgress
+    from arena.league.executor import ClusterStatus
+
+    lines: list[str] = []
+    shown = LeagueProgress("c", Console(file=open(os.devnull, "w"), force_terminal=False))
+    shown._print = lambda line: lines.append(line.plain)  # type: ignore[method-assign]
+    for status in (ClusterStatus(2, 10.0, 3, 2), ClusterStatus(2, 10.0, 4, 2), ClusterStatus(1, 5.0, 3, 1)):
+        shown.on_cluster(status)
+    assert lines == ["cluster: 2 nodes (10 CPUs, 2 matches at once)", "cluster: 1 node (5 CPUs, 1 match at once)"]
+    assert shown.bar.tasks[0].fields["cluster"] == "1 node, 3 in flight"

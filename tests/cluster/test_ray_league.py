@@ -266,11 +266,11 @@ def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: Any,
                                                       tmp_path: Path) -> None:
     """A worker node is killed (SIGKILL to its raylet and workers) while its bots play a
     match: the match is played again on the other node, every match is recorded exactly
-    once, with the local run's results and standings. Fresh processes, so a bot process
-    alive under the node means a match in progress there. Last of the module: it leaves
-    one worker node."""
+    once, with the local run's results and standings. A bot process running (not frozen
+    in a pool) under the node means a match in progress there. Last of the module: it
+    leaves one worker node."""
     config, local_out, _ = local_run
-    config = replace(on_cluster(config, ray_cluster.address), fresh_processes=True)
+    config = on_cluster(config, ray_cluster.address)
     import ray
 
     driver_raylet = ray._private.worker.global_worker.node._raylet_socket_name
