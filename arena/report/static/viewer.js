@@ -256,6 +256,10 @@
       const li = item("step" + (f === i + 1 ? " cur" : ""), "", i + 1, { "data-step": i, "data-frame": i + 1, "data-seat": st.s });
       li.append(el("span", { class: "who", text: `S${st.s} ` }), el("span", { class: "action", text: actionText(st, v) }));
       if (st.sena && senaSeen(st, v)) li.append(el("span", { class: "sena", text: ` · seña ${st.sena}` }));
+      // All-seeing: who saw a seña that not every seat saw (partner signals, an interception).
+      if (st.sena && v === null && st.sv && !st.sv.every(Boolean)) {
+        li.append(el("span", { class: "note seen", text: ` (seen by ${st.sv.map((x, s) => (x ? `S${s}` : "")).filter(Boolean).join(" ")})` }));
+      }
       if (st.ms !== null && st.ms !== undefined) li.append(el("span", { class: "note", text: ` ${st.ms.toFixed(1)} ms` }));
       if (st.fault) li.append(el("span", { class: "fault", text: `⚠ ${st.fault.kind}: ${st.fault.detail || ""}` }));
       if (st.legal && f === i + 1 && (v === null || v === st.s)) li.append(el("span", { class: "legal", text: `legal then: ${st.legal}` }));
