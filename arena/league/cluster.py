@@ -139,13 +139,23 @@ class _WorkerState:
 
     def __init__(self, node: str) -> None:
         self.node = node
-        self.dir = Path(tempfile.mkdtemp(prefix="mus-arena-worker-"))  # 0700: the logs hold match seeds
+        # Ray ends its workers without running atexit handlers: each worker removes the
+        # folders of the workers before it that are gone, so a node's disk does not fill
+        # up league after league.
+        home = _private_dir(Path(tempfile.gettempdir()) / f"mus-arena-workers-{os.getuid()}")
+        _remove_dead(home)
+        self.dir = _private_dir(home / str(os.getpid()))  # 0700: the logs hold match seeds
         self.bots = self.dir / "bots"
-        self.bots.mkdir()
+        self.bots.mkdir(exist_ok=True)
         # A hand log lives here only until the task returns it: in memory where there is a
         # tmpfs, so that its writer's fsync (made for the driver's copy) costs nothing.
         shm = Path("/dev/shm")
-        self.logs = Path(tempfile.mkdtemp(prefix="mus-arena-logs-", dir=shm if shm.is_dir() else self.dir))
+        if shm.is_dir():
+            logs_home = _private_dir(shm / f"mus-arena-logs-{os.getuid()}")
+            _remove_dead(logs_home)
+            self.logs = _private_dir(logs_home / str(os.getpid()))
+        else:
+            self.logs = _private_dir(self.dir / "logs")
         self.pools: dict[tuple[int, str, int], ProcessPool] = {}
         self.sent: dict[str, int] = {}
         self.specs: dict[str, BotManifest] = {}
@@ -192,6 +202,26 @@ class _WorkerState:
 
 
 _state: _WorkerState | None = None
+
+
+def _private_dir(path: Path) -> Path:
+    """``path``, a folder only this user may enter (made if missing)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+    return path
+
+
+def _remove_dead(home: Path) -> None:
+    """Remove the folders in ``home`` named after a process that no longer runs."""
+    for folder in home.iterdir():
+        if not folder.name.isdigit() or int(folder.name) == os.getpid():
+            continue
+        try:
+            os.kill(int(folder.name), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            pass  # alive (another user's, or not ours to signal)
 
 
 def _node_name(ray: ModuleType) -> str:
