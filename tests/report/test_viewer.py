@@ -224,3 +224,30 @@ def test_report_of_a_folder_without_logs_fails(tmp_path: Path, bad: str) -> None
     r = CliRunner().invoke(app, ["report", str(folder), "--no-open"])
     assert r.exit_code == 2
     assert r.output.startswith("error: ") and str(folder) in r.output
+
+
+def test_a_large_report_pages_its_matches_and_loads_one_match_at_a_time(league: Path, tmp_path: Path, tab: Page) -> None:
+    """150 matches: 100 a page, a filter, and opening a match loads that match's file alone."""
+    lines = sorted((league / "logs").glob("*.jsonl"))[0].read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for k in range(150):
+        mid = f"copy-{k:03d}"
+        (logs / f"{mid}.jsonl").write_text("\n".join([json.dumps({**header, "match_id": mid}), *lines[1:]]) + "\n",
+                                           encoding="utf-8")
+    r = CliRunner().invoke(app, ["report", str(tmp_path), "--no-open"])
+    assert r.exit_code == 0, r.output
+    page = tab.open((tmp_path / "report" / "index.html").as_uri())
+    rows = "#matches tbody tr"
+    assert page.eval_on_selector_all(rows, "els => els.length") == 100
+    assert page.text_content("#page-no") == "page 1 of 2"
+    page.click("#page-next")
+    assert page.eval_on_selector_all(rows, "els => els.map(e => e.dataset.match)") == [f"copy-{k:03d}" for k in range(100, 150)]
+    page.fill("#match-filter", "copy-12")
+    assert page.eval_on_selector_all(rows, "els => els.length") == 10  # copy-120 … copy-129, on one page
+    assert page.eval_on_selector_all("script[src]", "els => els.length") == 0  # no match loaded yet
+    page.click("tr[data-match='copy-125'] a")
+    wait(page, "copy-125", 0, 0)
+    assert page.eval_on_selector_all("script[src]", "els => els.map(e => e.getAttribute('src'))") == ["matches/m125.js"]
+    assert not tab.errors
