@@ -306,12 +306,21 @@ def _connect(ray: ModuleType, address: str, ship_code: bool) -> None:
     if runtime_env:
         common["runtime_env"] = runtime_env
     if address == "local":
+        # The Ray instances running here, found by their processes: Ray's "auto" trusts the
+        # address file of the last `ray start`, and waits minutes on one that has stopped.
         try:
-            ray.init(address="auto", **common)
-            return
-        except ConnectionError:
-            pass
-        ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", **common)
+            from ray._private.services import find_gcs_addresses
+
+            running = sorted(find_gcs_addresses())  # type: ignore[no-untyped-call]
+        except Exception:  # a private API of Ray's: if it moved, start an instance of our own
+            running = []
+        if len(running) > 1:
+            raise ConnectionError(f"several Ray instances run on this machine ({', '.join(running)}): "
+                                  "give one with --ray HOST:PORT")
+        if running:
+            ray.init(address=running[0], **common)
+        else:
+            ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1", **common)
     else:
         ray.init(address=address, **common)
 
