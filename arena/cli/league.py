@@ -84,6 +84,11 @@ def league(
     protections = require_sandbox(config.sandbox)  # before anything is written or started
     if config.seed is not None:
         warn_given_seed(config.seed)
+    if config.cluster is not None and config.sandbox != "strict":
+        # Ray's ports are unauthenticated: a bot with the network can reach them from its
+        # worker, and through them other tasks' arguments (their match seeds).
+        typer.echo("warning: on a cluster the default sandbox lets a bot reach Ray's ports, and through them other "
+                   "matches' seeds; run competitions with --sandbox strict (docs/cluster.md)", err=True)
     typer.echo(f"league {config.name}: {len(config.entries)} entries; {protections_text(protections)}", err=True)
     known: list[LeagueSecret] = []
     stop = threading.Event()
