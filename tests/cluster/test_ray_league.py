@@ -37,6 +37,7 @@ from arena.league.runner import LeagueRun, read_results, read_secret, run_league
 
 REPO = Path(__file__).resolve().parents[2]
 MUS = [sys.executable, "-m", "arena"]
+HERE = Path(__file__).resolve().parent
 
 # Loopback only (every node and the driver at 127.0.0.1), and nothing sent to Ray's makers.
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
@@ -85,19 +86,40 @@ def results(out: Path) -> dict[str, Any]:
     return {r["match_id"]: untimed(r) for r in recs}
 
 
+class HostedCluster:
+    """A cluster run by ``cluster_host.py`` in a process of its own (why: its docstring)."""
+
+    def __init__(self, nodes: int, cpus: int) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "cluster_host.py"), str(nodes), str(cpus)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env={**os.environ, **RAY_ENV})
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        line = self.proc.stdout.readline()
+        assert line, "the cluster did not start (its host's stderr is above)"
+        info = json.loads(line)
+        self.address: str = info["address"]
+        self.workers: list[dict[str, Any]] = info["workers"]
+
+    def kill(self, raylet_socket: str) -> None:
+        """Kill the worker node with that raylet socket at once."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"kill {raylet_socket}\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "killed"
+
+    def shutdown(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[Any]:
+def ray_cluster() -> Iterator[HostedCluster]:
     saved = {k: os.environ.get(k) for k in RAY_ENV}
     os.environ.update(RAY_ENV)
     ray = cluster_mod.import_ray()
-    from ray.cluster_utils import Cluster
-
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
-                                                      "node_ip_address": "127.0.0.1"})
+    c = HostedCluster(2, NODE_CPUS)
     try:
-        for _ in range(2):
-            c.add_node(num_cpus=NODE_CPUS, node_ip_address="127.0.0.1")
-        c.wait_for_nodes()
         # One connection for the module, made as the arena makes its own (the code shipped
         # as a job's runtime environment); run_league uses it and leaves it open.
         cluster_mod._connect(ray, c.address, ship_code=True)
@@ -263,7 +285,7 @@ def _bots_below(pid: int) -> list[int]:
     return found
 
 
-def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: Any,
+def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: HostedCluster,
                                                       local_run: tuple[LeagueConfig, Path, LeagueRun],
                                                       tmp_path: Path) -> None:
     """A worker node is killed (SIGKILL to its raylet and workers) while its bots play a
@@ -276,8 +298,8 @@ def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: Any,
     import ray
 
     driver_raylet = ray._private.worker.global_worker.node._raylet_socket_name
-    victim = next(n for n in ray_cluster.worker_nodes if n._raylet_socket_name != driver_raylet)
-    raylet_pid = victim.all_processes["raylet"][0].process.pid
+    victim = next(w for w in ray_cluster.workers if w["raylet_socket"] != driver_raylet)
+    raylet_pid = victim["raylet_pid"]
     killed: list[list[int]] = []
 
     def kill_when_playing() -> None:
@@ -286,7 +308,7 @@ def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: Any,
             bots = _bots_below(raylet_pid)
             if bots:
                 killed.append(bots)
-                ray_cluster.remove_node(victim, allow_graceful=False)
+                ray_cluster.kill(victim["raylet_socket"])
                 return
             time.sleep(0.02)
 

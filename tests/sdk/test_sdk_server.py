@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,13 +202,18 @@ def test_serve_with_wrong_versions_exits() -> None:
 
 
 @pytest.mark.parametrize("unix", [False, True])
-def test_serve_handshake_info_and_shutdown(unix: bool, tmp_path: Path) -> None:
+def test_serve_handshake_info_and_shutdown(unix: bool) -> None:
     """The real process announces, answers GetInfo and a decision, and exits 0 on Shutdown."""
-    env = hs.handshake_env(str(tmp_path) if unix else None)
+    # A short folder, as the arena makes: a unix socket's path has at most 107 bytes, and
+    # pytest's tmp_path under xdist (…/popen-gw1/test_…0/) leaves too few for the name.
+    socket_dir = tempfile.mkdtemp(prefix="mus-t-", dir="/tmp") if unix else None
+    env = hs.handshake_env(socket_dir)
     proc = _launch(env)
     try:
         assert proc.stdout is not None
-        announce = hs.parse_line(proc.stdout.readline())
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr is not None and proc.poll() is not None else "no announce"
+        announce = hs.parse_line(line)
         assert announce.network == ("unix" if unix else "tcp")
         with grpc.insecure_channel(announce.target) as channel:
             stub = svc_grpc.BotServiceStub(channel)
@@ -228,6 +235,8 @@ def test_serve_handshake_info_and_shutdown(unix: bool, tmp_path: Path) -> None:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+        if socket_dir is not None:
+            shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def test_sigint_is_ignored(tmp_path: Path) -> None:
