@@ -1,8 +1,9 @@
 """The root ``mus`` command: global options, and the command groups.
 
 Exit codes (all commands): 0 success; 1 the run worked but found a failure (a scenario
-expectation not met, a bot that failed a check, a replay mismatch); 2 bad input (a
-malformed file, a bad option, an unreadable path).
+expectation not met, a bot that failed a check, a replay mismatch, ``mus sprt``
+accepting H0); 2 bad input (a malformed file, a bad option, an unreadable path); 3
+``mus sprt`` reached ``--max-pairs`` without a verdict; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ def main(
 
     Start with `mus check BOT` on your bot, then `mus match BOT BOT`; run a league with
     `mus league CONFIG --out DIR`; debug with `mus replay LOG`; settle a rule with
-    `mus scenario FILE`. Exit codes: 0 ok, 1 a failure was found, 2 bad input.
+    `mus scenario FILE`; watch with `mus report OUT_DIR` or `mus watch LOG`; play with
+    `mus play BOT`; compare two versions with `mus sprt NEW OLD`. Exit codes: 0 ok, 1 a
+    failure was found (for `mus sprt`: H0), 2 bad input, 3 `mus sprt` without a verdict,
+    130 interrupted.
     """
     if log_format not in LOG_FORMATS:
         raise typer.BadParameter(f"must be {' or '.join(LOG_FORMATS)}", param_hint="--log-format")
