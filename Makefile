@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: setup setup-dev setup-lang demo test lint lint-proto typecheck bench proto clean
+.PHONY: setup setup-dev setup-lang demo test checks pytest lint lint-proto typecheck bench proto clean
 
 # setup: what the arena needs to run (the demo); setup-dev adds the test and lint tools.
 setup: $(STAMP)
@@ -36,7 +36,7 @@ typecheck: setup-dev
 	cd sdk && ../$(VENV)/bin/mypy mus_core mus_sdk
 
 # buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS).
-lint-proto:
+lint-proto: setup-dev setup-lang
 	@command -v npx >/dev/null || { echo 'lint-proto needs Node.js and npm (npx): apt-get install nodejs npm'; exit 1; }
 	cd proto && npx --yes @bufbuild/buf@1.75.0 lint
 	$(PY) sdk/generate.py --check
@@ -46,9 +46,17 @@ lint-proto:
 setup-lang:
 	bash bots/setup-toolchains.sh
 
-# -n auto --dist loadfile: one worker per CPU, each test file on one worker (its module
-# fixtures, e.g. a league played once for many tests, are shared as in a serial run).
-test: setup-dev setup-lang lint lint-proto typecheck
+# make test: the two setups side by side, then the tests side by side with ruff, buf and
+# mypy (a sub-make with -j: on a busy CI machine the checks' minute overlaps the tests';
+# any failure still fails make test). pytest -n auto --dist loadfile: one worker per CPU,
+# each test file on one worker (its module fixtures, e.g. a league played once for many
+# tests, are shared as in a serial run).
+test:
+	$(MAKE) --no-print-directory -j4 checks pytest
+
+checks: lint lint-proto typecheck
+
+pytest: setup-dev setup-lang
 	$(PY) -m pytest -n auto --dist loadfile
 
 bench: setup-dev
