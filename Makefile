@@ -48,16 +48,19 @@ setup-lang:
 
 # make test: the two setups side by side, then the tests side by side with ruff, buf and
 # mypy (a sub-make with -j: on a busy CI machine the checks' minute overlaps the tests';
-# any failure still fails make test). pytest -n auto --dist loadfile: one worker per CPU,
-# each test file on one worker (its module fixtures, e.g. a league played once for many
-# tests, are shared as in a serial run).
+# any failure still fails make test). pytest --dist loadfile: each test file on one worker
+# (its module fixtures, e.g. a league played once for many tests, are shared as in a
+# serial run); one worker more than the CPUs, since a test spends much of its time
+# waiting on the bot processes it started (TEST_WORKERS=N to choose).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+
 test:
 	$(MAKE) --no-print-directory -j4 checks pytest
 
 checks: lint lint-proto typecheck
 
 pytest: setup-dev setup-lang
-	$(PY) -m pytest -n auto --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup-dev
 	$(PY) bench/engine.py
