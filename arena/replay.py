@@ -71,6 +71,14 @@ class ReplayedHand:
     ``to_act``, ``scores``)."""
 
 
+def sena_seen_by(state: MusState, seat: int) -> tuple[bool, ...]:
+    """Which seats saw the seña ``seat`` just gave: those whose own view of the hand ends
+    with it (the engine's visibility rule; ``mus replay --seat`` and the report's seat
+    view both show a seña only to these)."""
+    return tuple(bool((h := state.view(s).history) and h[-1].kind is EventKind.SIGNAL and h[-1].seat == seat)
+                 for s in range(state.n))
+
+
 def _rules(header: dict[str, Any]) -> Rules:
     return Rules.from_mapping(dict(header.get("rules", {})))
 
@@ -142,10 +150,7 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
             try:
                 if sena_name:
                     state.give_sena(seat, Sena[sena_name.upper()])
-                    visible = tuple(
-                        bool((h := state.view(s).history) and h[-1].kind is EventKind.SIGNAL and h[-1].seat == seat)
-                        for s in range(state.n)
-                    )
+                    visible = sena_seen_by(state, seat)
                 state.apply(Action.parse(step["action"]))
             except (IllegalActionError, IllegalSignalError, ValueError, KeyError) as exc:
                 hand.mismatches.append(f"hand {hand.number} step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}")

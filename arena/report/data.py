@@ -21,7 +21,6 @@ from typing import Any
 
 from arena.engine import (
     Action,
-    EventKind,
     IllegalActionError,
     IllegalSignalError,
     MusState,
@@ -34,6 +33,7 @@ from arena.engine import (
 from arena.handlog import HandLog, HandLogError, read_log
 from arena.league.standings import compute_standings
 from arena.narrate import STEP_EVENTS, bet_text, event_text
+from arena.replay import sena_seen_by
 from arena.results import format_result
 
 LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
@@ -100,9 +100,7 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
         try:
             if frame["sena"]:
                 state.give_sena(seat, Sena[str(frame["sena"]).upper()])
-                # Who saw the seña: those whose own view of the hand holds it.
-                frame["sv"] = [bool((h := state.view(s).history) and h[-1].kind is EventKind.SIGNAL
-                                    and h[-1].seat == seat) for s in range(state.n)]
+                frame["sv"] = list(sena_seen_by(state, seat))
             state.apply(Action.parse(str(step["action"])))
         except (IllegalActionError, IllegalSignalError, ValueError, KeyError) as exc:
             out["error"] = f"step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}"
