@@ -28,33 +28,20 @@ import os
 import random
 import sys
 import time
-from collections.abc import Sequence
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # jsplay, next to this file
+from jsplay import JsPolicy
 from mus_sdk import (
-    MUS,
-    NO_MUS,
-    NO_QUEREMOS,
-    NO_QUIERO,
-    ORDAGO,
-    PASO,
-    QUEREMOS,
-    QUIERO,
     Action,
     ActionKind,
     Bot,
     Card,
-    DiscardRange,
-    EnvidoRange,
-    Lance,
     MatchEnd,
     MatchInfo,
     Observation,
     Phase,
-    discard,
-    envido,
     serve,
 )
-from mus_sdk import evaluate as ev
 from mus_sdk.forward import MusState, SamplingError, StateSampler, play_out_hand
 
 DEFAULT_MS = 40.0
@@ -73,139 +60,6 @@ _KIND_CLASS = {
     ActionKind.MUS: 4, ActionKind.NO_MUS: 5, ActionKind.DISCARD: 6,
 }
 """Actions that say the same about a hand: passing or declining, accepting, raising, órdago."""
-
-# --------------------------------------------------------------------------- rollout policy
-
-
-class _HandInfo:
-    """What the rollout policy needs of a hand, computed once per rank multiset."""
-
-    __slots__ = ("grande", "mus_good", "strength", "total")
-
-    def __init__(self, cards: Sequence[int], kings: int) -> None:
-        v = ev.evaluate(cards, kings)
-        self.total = v.total
-        s = [ev.strength(cards, int(lance), kings, among_holders=lance in (Lance.PARES, Lance.JUEGO)) for lance in Lance]
-        self.strength = s
-        self.grande = s[Lance.GRANDE]
-        self.mus_good = (
-            v.total == 31
-            or v.pares is ev.Pares.DUPLES
-            or v.pares is ev.Pares.MEDIAS
-            or (v.has_pares and self.grande > 0.85)
-            or (v.has_juego and v.has_pares)
-        )
-
-
-class Rollout:
-    """rulebot's play (bots/rulebot) as a function of the engine's state, for playouts:
-    cut the mus with a good hand, keep kings, aces, pairs and figuras, and bet, raise,
-    accept or decline by strength thresholds that rise with the stake. Deterministic."""
-
-    def __init__(self, kings: int) -> None:
-        self.kings = kings
-        self._info: dict[int, _HandInfo] = {}
-
-    def info(self, cards: Sequence[int]) -> _HandInfo:
-        key = sum(_RANK_BITS[c] for c in cards)
-        got = self._info.get(key)
-        if got is None:
-            got = self._info[key] = _HandInfo(cards, self.kings)
-        return got
-
-    def __call__(self, state: MusState) -> Action:
-        seat = state.to_act
-        assert seat is not None
-        phase = state.phase
-        hands = state.hands
-        if phase is Phase.MUS:
-            return NO_MUS if self.info(hands[seat]).mus_good else MUS
-        if phase is Phase.DISCARD:
-            return self.discard(hands[seat])
-        return self.bet(state, seat, hands)
-
-    def discard(self, cards: Sequence[int]) -> Action:
-        """rulebot's discard: throw what is not a king, an ace, part of pares, or a figura
-        that goes with another toward juego (at least one card)."""
-        eff = {c: _effective(c, self.kings) for c in cards}
-        counts: dict[int, int] = {}
-        for c in cards:
-            counts[eff[c]] = counts.get(eff[c], 0) + 1
-        tens = sum(1 for c in cards if eff[c] >= 7)
-
-        def keep_score(c: int) -> float:
-            r = eff[c]
-            score = 0.0
-            if counts[r] >= 2:
-                score += 3 + r / 10
-            if r == _REY:
-                score += 2.5
-            elif r == _AS:
-                score += 1.5
-            elif r >= 7 and tens >= 2:
-                score += 1.2
-            return score
-
-        throw = [c for c in cards if keep_score(c) < 1.5]
-        if not throw:
-            throw = [min(cards, key=keep_score)]
-        return discard(throw)
-
-    def bet(self, state: MusState, seat: int, hands: Sequence[Sequence[int]]) -> Action:
-        lance = state.current_lance
-        assert lance is not None
-        n = state.n
-        mine = self.info(hands[seat])
-        s = mine.strength[lance]
-        s += 0.04 * (1 - ((seat - state.mano) % n) / max(1, n - 1))
-        if lance is Lance.JUEGO and mine.total == 31 and seat == state.mano:
-            s = max(s, 0.99)
-        if n > 2 and lance in (Lance.PARES, Lance.JUEGO) and self.info(hands[(seat + 2) % n]).strength[lance] > 0:
-            s += 0.08  # the partner declared it: it scores its values too
-        s = min(s, 1.0)
-        legal = state.legal_actions()
-        bet = state.bet
-        their = state.scores[1 - (seat & 1)]
-        they_close = their >= state.rules.target_points - 6
-        can_ordago = ORDAGO in legal
-        if bet is None:
-            if can_ordago and (s >= 0.985 or (they_close and s >= 0.93)):
-                return ORDAGO
-            if s >= 0.72 and _can_envido(legal):
-                return envido(2 if s < 0.88 else 4)
-            return PASO
-        if bet.is_ordago:
-            return _answer(legal, s >= 0.9 or (they_close and s >= 0.6))
-        if can_ordago and s >= 0.985:
-            return ORDAGO
-        if s >= 0.9 and bet.stake < 10 and _can_envido(legal):
-            return envido(2)
-        return _answer(legal, s >= min(0.85, 0.5 + 0.04 * bet.stake))
-
-
-_RANK_BITS = ev.RANK_BITS
-_AS, _REY = 0, 9
-
-
-def _effective(card: int, kings: int) -> int:
-    r = card >> 2
-    if kings == 8:
-        if r == 2:
-            return _REY
-        if r == 1:
-            return _AS
-    return r
-
-
-def _can_envido(legal: Sequence[object]) -> bool:
-    return any(isinstance(a, EnvidoRange) for a in legal)
-
-
-def _answer(legal: Sequence[object], accept: bool) -> Action:
-    if accept:
-        return QUIERO if QUIERO in legal else QUEREMOS
-    return NO_QUIERO if NO_QUIERO in legal else NO_QUEREMOS
-
 
 # --------------------------------------------------------------------------- valuing a hand's end
 
@@ -289,7 +143,7 @@ class SearchBot(Bot):
     """Determinised Monte Carlo over the engine: see the module docstring."""
 
     name = "search"
-    version = "1.0"
+    version = "2.0"
     author = "mus-arena"
 
     def __init__(self, seed: int | None = None, ms: float | None = None, samples: int | None = None) -> None:
@@ -301,88 +155,79 @@ class SearchBot(Bot):
         self.ms = ms if ms is not None else float(env_ms) if env_ms else DEFAULT_MS
         env_samples = os.environ.get("MUS_SEARCH_SAMPLES")
         self.samples = samples if samples is not None else int(env_samples) if env_samples else None
-        self._rollout: Rollout | None = None
+        self._policy: JsPolicy | None = None
         self._hand = -1
         self._thrown: list[Card] = []
         self.decisions = 0
+        self.searched = 0
         self.seconds = 0.0
         self.playouts = 0
 
+    def policy(self, kings: int) -> JsPolicy:
+        """The baseline, rollout policy and opponent model (jsbot's strategy)."""
+        if self._policy is None or self._policy.kings != kings:
+            self._policy = JsPolicy(kings)
+        return self._policy
+
     def on_match_start(self, match: MatchInfo) -> None:
         self.rng = random.Random(f"{self.seed}:{match.match_id}:{match.seat}")
-        self._rollout = Rollout(match.rules.kings)
+        self.policy(match.rules.kings)
 
     def decide(self, obs: Observation) -> Action:
         start = time.perf_counter()
         if obs.hand != self._hand:
             self._hand, self._thrown = obs.hand, []
-        if self._rollout is None or self._rollout.kings != obs.rules.kings:
-            self._rollout = Rollout(obs.rules.kings)
-        candidates = self._candidates(obs)
-        action = candidates[0] if len(candidates) == 1 else self._search(obs, candidates, start)
+        policy = self.policy(obs.rules.kings)
+        action = policy.decide(obs)
+        if obs.phase is Phase.BETTING and self.samples != 0:
+            candidates = self._candidates(obs, action)
+            if len(candidates) > 1:
+                action = self._search(obs, candidates, start)
+                self.searched += 1
         if action.kind is ActionKind.DISCARD:
             self._thrown.extend(action.cards)
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
 
-    def _candidates(self, obs: Observation) -> list[Action]:
-        """The actions worth comparing: every fixed action, envidos of 2 and 5 stones, and
-        for a discard rulebot's choice and its neighbours (one card more or fewer kept)."""
-        assert self._rollout is not None
+    def _candidates(self, obs: Observation, base: Action) -> list[Action]:
+        """The actions worth comparing, the baseline first: every fixed action and envidos
+        of 2 and 5 stones."""
+        out: list[Action] = [base]
         legal = obs.legal_actions
-        if obs.phase is Phase.DISCARD:
-            rng_ = legal.discard_range
-            assert rng_ is not None
-            return self._discards(list(rng_.cards), rng_)
-        out: list[Action] = list(legal.fixed)
+        for a in legal.fixed:
+            if a not in out:
+                out.append(a)
         er = legal.envido_range
         if er is not None:
             for amount in (2, 5):
-                a = legal.envido(max(amount, er.min_amount))
-                if a is not None and a not in out:
-                    out.append(a)
-        return out
-
-    def _discards(self, cards: list[int], rng_: DiscardRange) -> list[Action]:
-        assert self._rollout is not None
-        base = self._rollout.discard(cards)
-        out = [base]
-        thrown = set(base.cards)
-        kept = [c for c in cards if c not in thrown]
-        # Neighbours: throw one more of the kept cards, or keep one of the thrown.
-        for c in kept:
-            if len(thrown) + 1 <= rng_.max_count:
-                out.append(discard(sorted(thrown | {c})))
-        if len(thrown) > 1:
-            for c in thrown:
-                out.append(discard(sorted(thrown - {c})))
+                bet = legal.envido(max(amount, er.min_amount))
+                if bet is not None and bet not in out:
+                    out.append(bet)
         return out
 
     def _search(self, obs: Observation, candidates: list[Action], start: float) -> Action:
-        """The candidate whose playouts beat the rollout policy's own choice (the
-        baseline) by the most, if by more than :data:`Z` standard errors; else the
+        """The candidate whose playouts beat the baseline (``candidates[0]``, jsbot's
+        choice) by the most, if by more than :data:`Z` standard errors; else the
         baseline. Without that margin the maximum of noisy means favours the actions
         whose results vary most (an órdago that the few samples happened to win)."""
         budget = self.ms / 1000.0
         if obs.deadline_ms:
             budget = min(budget, obs.deadline_ms / 2000.0)
-        weights, values, base = self._playouts(obs, candidates, start + budget)
-        if base < 0:
+        weights, values = self._playouts(obs, candidates, start + budget)
+        if not weights:
             return candidates[0]
         risky = [a.kind is ActionKind.ORDAGO for a in candidates]
         worst = _match_chance_after_losing_game(obs)
-        return candidates[_best(weights, values, base, risky, worst)]
+        return candidates[_best(weights, values, 0, risky, worst)]
 
     def evaluate(self, obs: Observation, samples: int) -> dict[Action, float]:
         """Each candidate action's weighted mean match chance over ``samples`` sampled
         states (what the search compares; for tests and for curious authors)."""
-        if self._rollout is None:
-            self._rollout = Rollout(obs.rules.kings)
-        candidates = self._candidates(obs)
+        candidates = self._candidates(obs, self.policy(obs.rules.kings).decide(obs))
         saved, self.samples = self.samples, samples
         try:
-            weights, values, _ = self._playouts(obs, candidates, 0.0)
+            weights, values = self._playouts(obs, candidates, math.inf)
         finally:
             self.samples = saved
         total = sum(weights)
@@ -391,41 +236,30 @@ class SearchBot(Bot):
 
     def _playouts(
         self, obs: Observation, candidates: list[Action], deadline: float
-    ) -> tuple[list[float], list[list[float]], int]:
-        """Sample states until ``deadline`` (or ``self.samples`` of them) and play every
-        candidate out on each: the samples' weights, each sample's match chance per
-        candidate, and the index of the baseline (the rollout policy's own choice,
-        appended to ``candidates`` if missing; -1 if nothing could be sampled)."""
-        assert self._rollout is not None
-        policy = self._rollout
+    ) -> tuple[list[float], list[list[float]]]:
+        """Sample states until ``deadline`` or ``self.samples`` of them (whichever comes
+        first) and play every candidate out on each: the samples' weights and each
+        sample's match chance per candidate (nothing if nothing could be sampled)."""
+        policy = self.policy(obs.rules.kings)
         team = obs.team
         weights: list[float] = []
         values: list[list[float]] = []
         try:
             sampler = StateSampler(obs, self._thrown)
         except SamplingError:
-            return weights, values, -1
+            return weights, values
         rng = self.rng
-        base = -1
         k = len(candidates)
+        limit = self.samples
         while True:
-            if self.samples is not None:
-                if len(weights) >= self.samples:
-                    break
-            elif weights and time.perf_counter() >= deadline:
+            if limit is not None and len(weights) >= limit:
+                break
+            if weights and time.perf_counter() >= deadline:
                 break
             try:
                 world, weight = sampler.sample_weighted(rng, self._likelihood)
             except SamplingError:
                 break
-            if base < 0:
-                # The policy's choice depends on the seat's cards and the public state
-                # only: the same in every sample.
-                mine = policy(world)
-                if mine not in candidates:
-                    candidates.append(mine)
-                    k += 1
-                base = candidates.index(mine)
             hands_done = len(world.hand_results)
             row = [0.0] * k
             for i, action in enumerate(candidates):
@@ -437,15 +271,14 @@ class SearchBot(Bot):
             weights.append(weight)
             values.append(row)
         self.playouts += len(weights) * k
-        return weights, values, base
+        return weights, values
 
     def _likelihood(self, state: MusState, action: Action) -> float:
-        """How likely the opponent model (the rollout policy) makes ``action`` with the
+        """How likely the opponent model (jsbot's strategy) makes ``action`` with the
         sampled cards: 1 when it would do the same (a discard of as many cards, a bet of
         the same kind), else :data:`SURPRISE`. Bets say much about the cards, and the
         forward model's uniform draw does not know it."""
-        assert self._rollout is not None
-        mine = self._rollout(state)
+        mine = self.policy(state.rules.kings)(state)
         if action.kind is ActionKind.DISCARD:
             return 1.0 if len(mine.cards) == len(action.cards) else SURPRISE[6]
         taken = _KIND_CLASS[action.kind]
@@ -456,8 +289,8 @@ class SearchBot(Bot):
             per = 1000 * self.seconds / self.decisions
             rate = self.playouts / self.seconds if self.seconds else 0.0
             print(
-                f"search: {self.decisions} decisions, {per:.1f} ms per decision (budget {self.ms:g} ms), "
-                f"{rate:.0f} playouts/s",
+                f"search: {self.decisions} decisions ({self.searched} searched), {per:.1f} ms per decision "
+                f"(budget {self.ms:g} ms, samples {self.samples}), {rate:.0f} playouts/s",
                 file=sys.stderr,
             )
 
