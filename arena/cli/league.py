@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from arena.cli.common import (
     EXIT_FAILURE,
@@ -29,6 +32,41 @@ from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 
 
+def ray_without_address(args: Sequence[str]) -> list[str]:
+    """``args`` with an empty address given to each ``--ray`` that has none (typer has no
+    option whose value is optional): ``--ray`` last, or before another option, or before
+    an existing file (the league file: ``mus league --ray league.toml``). A word that is
+    neither stays its address, and a bad one is refused as such."""
+    out = list(args)
+    i = 0
+    while i < len(out):
+        if out[i] == "--":
+            break
+        if out[i] == "--ray":
+            nxt = out[i + 1] if i + 1 < len(out) else None
+            if nxt is None or nxt.startswith("-") or os.path.isfile(nxt):
+                out.insert(i + 1, "")
+            i += 1
+        i += 1
+    return out
+
+
+class LeagueCommand(TyperCommand):
+    """``mus league``, whose ``--ray`` takes an optional address."""
+
+    # ctx: typer's vendored click Context, which typer does not export under a public name.
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, ray_without_address(args))
+
+
+def cluster_address(given: str, config_address: str | None) -> str:
+    """The address ``--ray`` means: its own; without one, ``$RAY_ADDRESS`` (as Ray's
+    ``ray.init()``), else the league file's ``[cluster]`` address, else ``local``."""
+    if given:
+        return given
+    return os.environ.get("RAY_ADDRESS") or config_address or "local"
+
+
 def _terminate(signum: int, frame: object) -> None:
     """SIGTERM stops a league like Ctrl-C: finished matches are kept, bots are stopped."""
     raise KeyboardInterrupt
@@ -46,7 +84,7 @@ def league(
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="A new process for every seat of every match (default: each job keeps a bot's process for its next matches of the same entry, never a deal twice; docs/league.md).")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (default: the file's [sandbox] mode, else default). strict fails (exit 2) on a machine that cannot give it. See docs/league.md.")] = None,
-    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches on a Ray cluster: local (this machine's Ray instance, started if none runs), auto (the cluster this machine is a node of), host:port (a head node) or ray://host:port (Ray Client). Replaces the file's [cluster] address; a file with a [cluster] table runs on Ray without it. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches on a Ray cluster. ADDRESS (optional): local (this machine's Ray instance, started if none runs), auto (the cluster this machine is a node of), host:port (a head node) or ray://host:port (Ray Client); without one, $RAY_ADDRESS, else the file's [cluster] address, else local. Replaces the file's [cluster] address; a file with a [cluster] table runs on Ray without it. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
 ) -> None:
     """Run a round-robin league: every pair of entries, seats swapped, optionally duplicate deals.
 
@@ -70,12 +108,14 @@ def league(
         config = replace(config, seed=given)
     if fresh_processes:
         config = replace(config, fresh_processes=True)
+    address = None  # the cluster the resume command names: the one --ray chose
     if ray is not None:
+        address = cluster_address(ray, config.cluster.address if config.cluster else None)
         try:
-            check_cluster_address(ray)
+            check_cluster_address(address)
         except ValueError as exc:
-            fail(f"--ray: {exc}")
-        config = replace(config, cluster=replace(config.cluster or ClusterConfig(), address=ray))
+            fail(f"--ray: {exc}" if ray else f"--ray (from $RAY_ADDRESS): {exc}")
+        config = replace(config, cluster=replace(config.cluster or ClusterConfig(), address=address))
     if config.cluster is not None:
         from arena.league.cluster import RAY_MISSING, ray_available
 
@@ -106,7 +146,7 @@ def league(
     except KeyboardInterrupt:
         stop_all_bots()
         # "\n": after the terminal's "^C".
-        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, ray)), err=True)
+        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, address)), err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:

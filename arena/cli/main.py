@@ -58,7 +58,7 @@ def main(
 
 
 app.command("match")(match.match)
-app.command("league")(league.league)
+app.command("league", cls=league.LeagueCommand)(league.league)
 app.command("replay")(replay.replay_cmd)
 app.command("check")(check.check)
 app.command("scenario")(scenario.scenario)

@@ -10,7 +10,9 @@ node's raylet socket and pid), then obeys lines on stdin:
   raylet and workers, Ray's own ``remove_node(allow_graceful=False)``); answers ``killed``;
 - end of input: the cluster shuts down.
 
-    python cluster_host.py NODES CPUS_PER_NODE
+With CLIENT_PORT, the head also serves Ray Client (``ray://127.0.0.1:CLIENT_PORT``).
+
+    python cluster_host.py NODES CPUS_PER_NODE [CLIENT_PORT]
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from ray.cluster_utils import Cluster
 
 def main() -> None:
     nodes, cpus = int(sys.argv[1]), int(sys.argv[2])
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
-                                                            "node_ip_address": "127.0.0.1"})
+    head: dict[str, object] = {"num_cpus": 0, "include_dashboard": False, "node_ip_address": "127.0.0.1"}
+    if len(sys.argv) > 3:
+        head["ray_client_server_port"] = int(sys.argv[3])
+    cluster = Cluster(initialize_head=True, head_node_args=head)
     try:
         workers = {}
         for _ in range(nodes):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.league import cluster_address, ray_without_address
 from arena.league import bundle
 from arena.league.config import ClusterConfig, LeagueConfigError, load_league
 from arena.league.runner import LeagueError, run_league
@@ -67,6 +68,43 @@ def test_ray_missing_is_one_line_exit_2(tmp_path: Path) -> None:
     r = subprocess.run([*MUS, "league", str(league(tmp_path)), "--out", str(out), "--ray", "http://x"],
                        capture_output=True, text=True, cwd=REPO, timeout=60)
     assert r.returncode == 2 and "local, auto, host:port or ray://host:port" in r.stderr, r.stderr
+
+
+def test_ray_without_an_address(tmp_path: Path) -> None:
+    """``--ray`` alone means ``$RAY_ADDRESS``, else the file's address, else local; a word
+    after it is its address unless it is an option or the league file."""
+    cfg = league(tmp_path)
+    assert ray_without_address(["--ray"]) == ["--ray", ""]
+    assert ray_without_address(["--ray", "--out", "o"]) == ["--ray", "", "--out", "o"]
+    assert ray_without_address(["--ray", str(cfg), "--out", "o"]) == ["--ray", "", str(cfg), "--out", "o"]
+    assert ray_without_address(["--ray", "auto", str(cfg)]) == ["--ray", "auto", str(cfg)]
+    assert ray_without_address(["--ray", "localhots"]) == ["--ray", "localhots"]  # refused as an address
+    assert ray_without_address(["--", "--ray"]) == ["--", "--ray"]
+    assert cluster_address("h:1", "ray://f:2") == "h:1"
+    old = os.environ.pop("RAY_ADDRESS", None)
+    try:
+        assert cluster_address("", "ray://f:2") == "ray://f:2" and cluster_address("", None) == "local"
+        os.environ["RAY_ADDRESS"] = "e:3"
+        assert cluster_address("", "ray://f:2") == "e:3"
+    finally:
+        os.environ.pop("RAY_ADDRESS", None)
+        if old is not None:
+            os.environ["RAY_ADDRESS"] = old
+    # Through the command line, before and after the league file: it reaches Ray (here
+    # missing), or refuses a bad $RAY_ADDRESS, without connecting anywhere.
+    fake = tmp_path / "noray"
+    (fake / "ray").mkdir(parents=True)
+    (fake / "ray" / "__init__.py").write_text("raise ImportError('no ray here')\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(fake), os.environ.get("PYTHONPATH", "")])
+    out = tmp_path / "out"
+    for args in (["league", str(cfg), "--out", str(out), "--ray"], ["league", "--ray", str(cfg), "--out", str(out)]):
+        r = subprocess.run([*MUS, *args], env=env, capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert r.returncode == 2 and "--ray needs Ray" in r.stderr, r.stderr
+    r = subprocess.run([*MUS, "league", str(cfg), "--out", str(out), "--ray"], env={**env, "RAY_ADDRESS": "http://x"},
+                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 2 and "--ray (from $RAY_ADDRESS): a Ray address is" in r.stderr, r.stderr
+    assert not out.exists()
 
 
 def test_a_bot_at_an_address_or_too_large_is_refused_before_anything_is_written(tmp_path: Path) -> None:

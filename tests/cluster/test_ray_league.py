@@ -7,7 +7,8 @@ What is checked: a league on the cluster gives the hand logs, results and standi
 the same league run locally, and no task carries the league's secret or results key; a
 worker node killed while it plays a match has the match played again elsewhere and
 every match counted once; a driver killed with SIGKILL continues with ``--resume`` to the
-local run's standings; a node that cannot run a bot stops the league, naming what it
+local run's standings (through Ray Client, ``--ray`` taking its address from
+``$RAY_ADDRESS``); a node that cannot run a bot stops the league, naming what it
 lacks, instead of forfeiting the bot's matches.
 """
 
@@ -17,6 +18,7 @@ import json
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -90,7 +92,11 @@ class HostedCluster:
     """A cluster run by ``cluster_host.py`` in a process of its own (why: its docstring)."""
 
     def __init__(self, nodes: int, cpus: int) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "cluster_host.py"), str(nodes), str(cpus)],
+        with socket.socket() as s:  # a free port for Ray Client (the head's client server)
+            s.bind(("127.0.0.1", 0))
+            self.client_port: int = s.getsockname()[1]
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "cluster_host.py"), str(nodes), str(cpus),
+                                      str(self.client_port)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env={**os.environ, **RAY_ENV})
         assert self.proc.stdout is not None and self.proc.stdin is not None
@@ -215,7 +221,8 @@ def _schedule(config: LeagueConfig) -> list[Any]:
 def test_a_killed_driver_resumes_on_the_cluster(ray_cluster: Any, local_run: tuple[LeagueConfig, Path, LeagueRun],
                                                 tmp_path: Path) -> None:
     """``mus league --ray ADDRESS`` killed with SIGKILL after its first result, then
-    ``--resume --ray ADDRESS``: every match once, and the local run's results and
+    ``--resume --ray`` without an address, ``$RAY_ADDRESS`` naming the same cluster through
+    Ray Client (``ray://``): every match once, and the local run's results and
     standings."""
     config, local_out, _ = local_run
     path = league_file(tmp_path, extra=f'seed = "{hex(config.seed or 0)}"')
@@ -234,7 +241,9 @@ def test_a_killed_driver_resumes_on_the_cluster(ray_cluster: Any, local_run: tup
         driver.wait()
     saved = len(read_results(out / "results.jsonl"))
     assert 1 <= saved < 6, f"{saved} matches saved before the kill: the test kills nothing"
-    done = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True, cwd=REPO, timeout=120)
+    resume = [*MUS, "league", str(path), "--out", str(out), "--no-progress", "--resume", "--ray"]
+    client = {**env, "RAY_ADDRESS": f"ray://127.0.0.1:{ray_cluster.client_port}"}
+    done = subprocess.run(resume, env=client, capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     # The default sandbox on a cluster is said to be no place for a competition.
     assert "warning: on a cluster the default sandbox lets a bot reach Ray's ports" in done.stderr
