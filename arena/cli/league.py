@@ -92,8 +92,9 @@ def league(
     logs/<match>.jsonl (hand logs), bots/ (bot stdout/stderr), standings.json and
     standings.csv. Ctrl-C stops cleanly; continue with --resume. An entry whose bot
     fails to start forfeits the match; each is listed at the end with its first error.
-    Exit codes: 0 done; 1 done, but an entry never started (in any of its matches);
-    2 bad league file or output folder; 130 interrupted.
+    Exit codes: 0 done; 1 done, but an entry never started (in any of its matches), or
+    a match could not be played (a defect of the arena; --resume plays it again); 2 bad
+    league file or output folder; 130 interrupted.
     """
     given = seed_option(seed)
     try:
@@ -158,6 +159,14 @@ def league(
     order = {e.name: i for i, e in enumerate(config.entries)}
     failures = sorted(run.start_failures, key=lambda f: order.get(f.entry, len(order)))  # the league file's order
     print_start_failures(failures, in_league=True)
+    if run.failed:
+        first_id, first_error = run.failed[0]
+        ids = ", ".join(match_id for match_id, _ in run.failed)
+        fail(f"{len(run.failed)} match{'es' if len(run.failed) > 1 else ''} could not be played, by a defect of the "
+             f"arena, not of a bot ({ids}; {first_id}: {first_error}); the standings above leave "
+             f"{'them' if len(run.failed) > 1 else 'it'} out. Please report it, with the league.match_failed log line; play "
+             f"{'them' if len(run.failed) > 1 else 'it'} again with: "
+             f"{resume_command(config_file, out, sandbox, address)}", EXIT_FAILURE)
     never = [f.entry for f in failures if f.never_started]
     if never:
         fail(f"{', '.join(never)} never started: {'its' if len(never) == 1 else 'their'} teams forfeited every match; "

@@ -131,6 +131,10 @@ class LeagueRun:
     played_now: int
     interrupted: bool = False
     secret: LeagueSecret | None = None
+    failed: tuple[tuple[str, str], ...] = ()
+    """Matches the arena could not play (a defect of the arena, not a bot's fault: those
+    are recorded as faults): ``(match_id, error)``. They are not recorded, the others
+    are; ``--resume`` plays them again."""
 
     @property
     def start_failures(self) -> list[StartFailure]:
@@ -407,7 +411,8 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
         )
     standings = _write_standings(config, out_dir, loop.results)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
-                     interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret)
+                     interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
+                     failed=tuple(loop.failed))
 
 
 class _LeagueLoop:
@@ -430,6 +435,7 @@ class _LeagueLoop:
         self.played = 0
         self.write_error = ""
         self.cluster_fault = ""
+        self.failed: list[tuple[str, str]] = []
         # The deals each entry has left to play (pending matches): a pooled process that
         # has played all of them is of no more use (duplicate leagues), and is stopped.
         self.entry_seeds: dict[str, set[int]] = {}
@@ -505,6 +511,8 @@ class _LeagueLoop:
             log.error("league.write_failed", match_id=m.match_id, error=str(exc))
             return
         except Exception as exc:  # the runner must survive anything a match does
+            # The other matches go on; the run then says which failed (LeagueRun.failed).
+            self.failed.append((m.match_id, repr(exc)))
             log.error("league.match_failed", match_id=m.match_id, error=repr(exc))
             return
         if m.match_id in self.recorded:

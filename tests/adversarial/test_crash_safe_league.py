@@ -275,3 +275,45 @@ def test_full_disk_in_process(tmp_path: Path, tag: str, monkeypatch: pytest.Monk
     # message does not count it.
     saved = int(re.search(r"The (\d+) matches finished before are saved", r.output).group(1))  # type: ignore[union-attr]
     assert saved == data.count(b"\n"), r.output
+
+
+def test_a_match_the_arena_cannot_play_is_not_lost_silently(tmp_path: Path, tag: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A defect of the arena in one match (an exception out of ``run_match``, which no bot
+    can cause: bot faults are recorded in the match) does not stop the league nor vanish:
+    the other matches are recorded, the run exits 1 naming the match, its error and the
+    resume command, and ``--resume`` plays it."""
+    from typer.testing import CliRunner
+
+    import arena.league.runner as runner_mod
+    from arena.cli.main import app
+
+    league = write_league(tmp_path, tag, matches=2, jobs=1)
+    real = runner_mod.run_match
+    broken: list[str] = []
+
+    def run_match(specs: Any, seating: Any, mc: Any, *args: Any, **kwargs: Any) -> Any:
+        if not broken:
+            broken.append(mc.match_id)
+            raise RuntimeError("a defect of the arena")
+        return real(specs, seating, mc, *args, **kwargs)
+
+    monkeypatch.setattr(runner_mod, "run_match", run_match)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["league", str(league), "--out", str(out), "--no-progress"])
+    assert r.exit_code == 1, r.output
+    assert "Traceback" not in r.output
+    assert (f"error: 1 match could not be played, by a defect of the arena, not of a bot ({broken[0]}; "
+            f"{broken[0]}: RuntimeError('a defect of the arena'))") in r.output, r.output
+    assert f"--out {out} --resume" in r.output, r.output
+    from arena.league.results_file import read_results
+
+    recorded = [rec["match_id"] for rec in read_results(out / "results.jsonl")]
+    assert len(recorded) == 5 and broken[0] not in recorded, recorded
+    # Standings of the matches played: each match counts for two entries.
+    assert sum(e["matches"] for e in json.loads((out / "standings.json").read_text())["standings"]) == 10
+    r = CliRunner().invoke(app, ["league", str(league), "--out", str(out), "--no-progress", "--resume"])
+    assert r.exit_code == 0, r.output
+    recorded = [rec["match_id"] for rec in read_results(out / "results.jsonl")]
+    assert broken[0] in recorded and len(set(recorded)) == len(recorded) == 6, recorded
+    assert wait_gone(tag, timeout_s=3.0) == []
