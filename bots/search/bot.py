@@ -42,16 +42,23 @@ from mus_sdk import (
     Phase,
     serve,
 )
+from mus_sdk import evaluate as ev
 from mus_sdk.forward import MusState, SamplingError, StateSampler, play_out_hand
 
 DEFAULT_MS = 40.0
-"""Default thinking time per decision, in milliseconds."""
+"""Default thinking time per decision, in milliseconds, when searching by time."""
+
+DEFAULT_CAP_MS = 300.0
+"""Default cap on a decision's time, in milliseconds, with a fixed number of samples
+(reached only on a loaded machine or an unusual decision)."""
 
 SURPRISE = (0.1, 0.02, 0.005, 0.005, 0.1, 0.1, 0.1)
 """The opponent model's likelihood of an action it would not have taken, by the class of
 the action taken (:data:`_KIND_CLASS`): not 0, as the other seats are not this model,
 but small for a bet or an órdago, which a player makes with a strong hand (an órdago
 the model calls a bluff is far more often a hand it did not expect)."""
+
+_RANK_BITS = ev.RANK_BITS
 
 _KIND_CLASS = {
     ActionKind.PASO: 0, ActionKind.NO_QUIERO: 0, ActionKind.NO_QUEREMOS: 0,
@@ -101,28 +108,52 @@ def _series(i_need: int, they_need: int) -> float:
 # --------------------------------------------------------------------------- the bot
 
 
+DRAWS_PER_SAMPLE = 60
+"""The most uniform draws per posterior state wanted (facing a bet, the opponent model
+keeps only a few in a hundred of them)."""
+
+MAX_SAMPLES = 400
+"""The most posterior states per decision when the search runs by time."""
+
+DRAW_SHARE = 0.4
+"""The part of a timed decision's budget that drawing states may use."""
+
 Z = 2.0
 """How many standard errors a candidate must beat the baseline by to be chosen."""
+
+PROMISE = 1.0
+"""A candidate this many standard errors better than the baseline, but not :data:`Z`,
+gets more samples (up to :data:`EXTEND` times as many)."""
+
+EXTEND = 3
+"""How many more rounds of samples a promising but unsettled decision may get."""
+
+CLOSE = 15
+"""Openings are searched only when a team is this close to the target (earlier, an
+opening bet or órdago rarely decides the game; jsbot's opening is kept)."""
 
 MIN_ESS = 8.0
 """The fewest effective samples (of the weighted ones) to prefer another candidate."""
 
 
-def _best(weights: list[float], values: list[list[float]], base: int, risky: list[bool], worst: float) -> int:
-    """The index of the candidate with the best weighted mean gain over ``base`` whose
-    gain exceeds :data:`Z` standard errors (paired over the samples: every candidate saw
-    the same states), else ``base``.
+def _gains(
+    weights: list[float], values: list[list[float]], base: int, risky: list[bool], worst: float
+) -> list[tuple[float, float]]:
+    """Per candidate, its weighted mean gain over ``base`` and the standard error of that
+    mean (paired over the samples: every candidate saw the same states); (0, 0) for
+    ``base``, and (-inf, 0) for all but ``base`` on fewer than :data:`MIN_ESS`
+    effective samples.
 
     A ``risky`` candidate (an órdago: it can lose the game at once) gets one more,
     pessimistic sample worth ``worst`` (the match chance after losing this game): an
-    órdago the samples never saw accepted is not taken as safe. No candidate is
-    preferred on fewer than :data:`MIN_ESS` effective samples."""
+    órdago the samples never saw accepted is not taken as safe."""
+    k = len(values[0]) if values else 0
     total = sum(weights)
+    out = [(0.0, 0.0) if i == base else (-math.inf, 0.0) for i in range(k)]
     if total <= 0 or total * total < MIN_ESS * sum(w * w for w in weights):
-        return base
+        return out
     mean_w = total / len(weights)
-    best, best_gain = base, 0.0
-    for i in range(len(values[0])):
+    for i in range(k):
         if i == base:
             continue
         ws = weights
@@ -134,9 +165,31 @@ def _best(weights: list[float], values: list[list[float]], base: int, risky: lis
         tw = sum(ws)
         mean = sum(w * d for w, d in zip(ws, diffs, strict=True)) / tw
         var = sum(w * w * (d - mean) ** 2 for w, d in zip(ws, diffs, strict=True)) / (tw * tw)
-        if mean > Z * math.sqrt(var) and mean > best_gain:
+        out[i] = (mean, math.sqrt(var))
+    return out
+
+
+def _best(weights: list[float], values: list[list[float]], base: int, risky: list[bool], worst: float) -> int:
+    """The index of the candidate with the best mean gain over ``base`` (:func:`_gains`)
+    whose gain exceeds :data:`Z` standard errors, else ``base``. Without that margin the
+    maximum of noisy means favours the actions whose results vary most (an órdago that
+    the few samples happened to win)."""
+    best, best_gain = base, 0.0
+    for i, (mean, se) in enumerate(_gains(weights, values, base, risky, worst)):
+        if i != base and mean > Z * se and mean > best_gain:
             best, best_gain = i, mean
     return best
+
+
+def _promising(weights: list[float], values: list[list[float]], risky: list[bool], worst: float) -> bool:
+    """Whether a candidate beats the baseline (index 0) by between :data:`PROMISE` and
+    :data:`Z` standard errors: more samples may settle it."""
+    gains = _gains(weights, values, 0, risky, worst)
+    return any(i and 0 < mean and PROMISE * se < mean <= Z * se for i, (mean, se) in enumerate(gains))
+
+
+class _Rejected(Exception):
+    """A draw given up during its re-play: its likelihood fell below its threshold."""
 
 
 class SearchBot(Bot):
@@ -151,10 +204,11 @@ class SearchBot(Bot):
             seed = int(os.environ.get("MUS_BOT_SEED", "0"))
         self.seed = seed
         self.rng = random.Random(seed)
-        env_ms = os.environ.get("MUS_SEARCH_MS")
-        self.ms = ms if ms is not None else float(env_ms) if env_ms else DEFAULT_MS
         env_samples = os.environ.get("MUS_SEARCH_SAMPLES")
         self.samples = samples if samples is not None else int(env_samples) if env_samples else None
+        env_ms = os.environ.get("MUS_SEARCH_MS")
+        default_ms = DEFAULT_MS if self.samples is None else DEFAULT_CAP_MS
+        self.ms = ms if ms is not None else float(env_ms) if env_ms else default_ms
         self._policy: JsPolicy | None = None
         self._hand = -1
         self._thrown: list[Card] = []
@@ -162,6 +216,13 @@ class SearchBot(Bot):
         self.searched = 0
         self.seconds = 0.0
         self.playouts = 0
+        self.draws = 0
+        self.extended = 0
+        self.overrides: dict[str, int] = {}
+        self._memo: dict[tuple[int, int], float] = {}
+        self._calls = 0
+        self._running = 1.0
+        self._floor = 0.0
 
     def policy(self, kings: int) -> JsPolicy:
         """The baseline, rollout policy and opponent model (jsbot's strategy)."""
@@ -179,7 +240,7 @@ class SearchBot(Bot):
             self._hand, self._thrown = obs.hand, []
         policy = self.policy(obs.rules.kings)
         action = policy.decide(obs)
-        if obs.phase is Phase.BETTING and self.samples != 0:
+        if self.samples != 0 and self._worth_searching(obs):
             candidates = self._candidates(obs, action)
             if len(candidates) > 1:
                 action = self._search(obs, candidates, start)
@@ -189,6 +250,16 @@ class SearchBot(Bot):
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
+
+    def _worth_searching(self, obs: Observation) -> bool:
+        """Betting decisions: every answer to a bet, and openings when a team is within
+        :data:`CLOSE` stones of the target (where an órdago decides the game)."""
+        if obs.phase is not Phase.BETTING:
+            return False
+        if obs.bet is not None:
+            return True
+        target = obs.target_points or obs.rules.target_points
+        return max(obs.scores) >= target - CLOSE
 
     def _candidates(self, obs: Observation, base: Action) -> list[Action]:
         """The actions worth comparing, the baseline first: every fixed action and envidos
@@ -214,12 +285,26 @@ class SearchBot(Bot):
         budget = self.ms / 1000.0
         if obs.deadline_ms:
             budget = min(budget, obs.deadline_ms / 2000.0)
-        weights, values = self._playouts(obs, candidates, start + budget)
+        deadline = start + budget
+        weights, values = self._playouts(obs, candidates, deadline)
         if not weights:
             return candidates[0]
         risky = [a.kind is ActionKind.ORDAGO for a in candidates]
         worst = _match_chance_after_losing_game(obs)
-        return candidates[_best(weights, values, 0, risky, worst)]
+        for _ in range(EXTEND):
+            if not _promising(weights, values, risky, worst):
+                break
+            if time.perf_counter() >= deadline:
+                break
+            more_w, more_v = self._playouts(obs, candidates, deadline)
+            self.extended += 1
+            weights += more_w
+            values += more_v
+        chosen = candidates[_best(weights, values, 0, risky, worst)]
+        if chosen != candidates[0]:
+            change = f"{candidates[0].kind.name.lower()}>{chosen.kind.name.lower()}"
+            self.overrides[change] = self.overrides.get(change, 0) + 1
+        return chosen
 
     def evaluate(self, obs: Observation, samples: int) -> dict[Action, float]:
         """Each candidate action's weighted mean match chance over ``samples`` sampled
@@ -234,31 +319,62 @@ class SearchBot(Bot):
         return {a: sum(w * row[i] for w, row in zip(weights, values, strict=True)) / total
                 for i, a in enumerate(candidates)}
 
-    def _playouts(
-        self, obs: Observation, candidates: list[Action], deadline: float
-    ) -> tuple[list[float], list[list[float]]]:
-        """Sample states until ``deadline`` or ``self.samples`` of them (whichever comes
-        first) and play every candidate out on each: the samples' weights and each
-        sample's match chance per candidate (nothing if nothing could be sampled)."""
-        policy = self.policy(obs.rules.kings)
-        team = obs.team
-        weights: list[float] = []
-        values: list[list[float]] = []
+    def _posterior(self, obs: Observation, want: int, deadline: float) -> list[MusState]:
+        """Up to ``want`` states drawn from the posterior over the hidden cards, by
+        rejection: a uniform draw that agrees with what the seat saw (``StateSampler``)
+        is kept with probability (the opponent model's likelihood of the other seats'
+        actions in this hand) / ``c``, so the kept states count equally. The likelihood
+        is a product over the actions re-played in order, so a draw is given up at the
+        first action that brings it below its acceptance threshold (most draws facing
+        a bet end there, cheaply). ``c`` starts at 1 (the model explains the actions
+        fully) and drops tenfold whenever too few draws are kept (the other seats are
+        not the model). Draws stop at ``want`` kept, :data:`DRAWS_PER_SAMPLE` times
+        ``want`` draws, or ``deadline``."""
         try:
             sampler = StateSampler(obs, self._thrown)
         except SamplingError:
-            return weights, values
+            return []
+        rng = self.rng
+        self._memo = {}
+        kept: list[MusState] = []
+        c = 1.0
+        draws = 0
+        limit = DRAWS_PER_SAMPLE * want
+        step = max(1, limit // 8)
+        while draws < limit and len(kept) < want:
+            if time.perf_counter() >= deadline:
+                break
+            draws += 1
+            if draws % step == 0 and len(kept) * 8 < want * draws / limit and c > 1e-4:
+                c *= 0.1
+            self._calls = 0
+            self._running = 1.0
+            self._floor = rng.random() * c
+            try:
+                world, _ = sampler.sample_weighted(rng, self._likelihood)
+            except _Rejected:
+                continue
+            except SamplingError:
+                break
+            kept.append(world)
+        self.draws += draws
+        return kept
+    def _playouts(
+        self, obs: Observation, candidates: list[Action], deadline: float
+    ) -> tuple[list[float], list[list[float]]]:
+        """Posterior states (:meth:`_posterior`: ``self.samples`` of them, or as many as
+        the time allows) with every candidate played out on each: the states' weights
+        (equal) and each state's match chance per candidate."""
+        policy = self.policy(obs.rules.kings)
+        team = obs.team
+        want = self.samples if self.samples is not None else MAX_SAMPLES
+        now = time.perf_counter()
+        worlds = self._posterior(obs, want, now + DRAW_SHARE * (deadline - now))
         rng = self.rng
         k = len(candidates)
-        limit = self.samples
-        while True:
-            if limit is not None and len(weights) >= limit:
-                break
-            if weights and time.perf_counter() >= deadline:
-                break
-            try:
-                world, weight = sampler.sample_weighted(rng, self._likelihood)
-            except SamplingError:
+        values: list[list[float]] = []
+        for world in worlds:
+            if values and time.perf_counter() >= deadline:
                 break
             hands_done = len(world.hand_results)
             row = [0.0] * k
@@ -268,21 +384,37 @@ class SearchBot(Bot):
                 if len(sim.hand_results) == hands_done:  # else the action ended the hand
                     play_out_hand(sim, rng, policy)
                 row[i] = _match_chance(sim, team)
-            weights.append(weight)
             values.append(row)
-        self.playouts += len(weights) * k
-        return weights, values
+        self.playouts += len(values) * k
+        return [1.0] * len(values), values
 
     def _likelihood(self, state: MusState, action: Action) -> float:
         """How likely the opponent model (jsbot's strategy) makes ``action`` with the
         sampled cards: 1 when it would do the same (a discard of as many cards, a bet of
         the same kind), else :data:`SURPRISE`. Bets say much about the cards, and the
-        forward model's uniform draw does not know it."""
-        mine = self.policy(state.rules.kings)(state)
-        if action.kind is ActionKind.DISCARD:
-            return 1.0 if len(mine.cards) == len(action.cards) else SURPRISE[6]
-        taken = _KIND_CLASS[action.kind]
-        return 1.0 if _KIND_CLASS[mine.kind] == taken else SURPRISE[taken]
+        forward model's uniform draw does not know it.
+
+        The model's choice depends on the acting seat's own cards and the public history
+        only, and the sampler re-plays the same actions in the same order in every draw:
+        it is kept per (place in that order, rank multiset of the hand)."""
+        i = self._calls
+        self._calls += 1
+        seat = state.to_act
+        assert seat is not None
+        code = sum(_RANK_BITS[c] for c in state.hands[seat])
+        got = self._memo.get((i, code))
+        if got is None:
+            mine = self.policy(state.rules.kings)(state)
+            if action.kind is ActionKind.DISCARD:
+                got = 1.0 if len(mine.cards) == len(action.cards) else SURPRISE[6]
+            else:
+                taken = _KIND_CLASS[action.kind]
+                got = 1.0 if _KIND_CLASS[mine.kind] == taken else SURPRISE[taken]
+            self._memo[(i, code)] = got
+        self._running *= got
+        if self._running < self._floor:
+            raise _Rejected
+        return got
 
     def on_match_end(self, result: MatchEnd) -> None:
         if self.decisions:
@@ -290,7 +422,7 @@ class SearchBot(Bot):
             rate = self.playouts / self.seconds if self.seconds else 0.0
             print(
                 f"search: {self.decisions} decisions ({self.searched} searched), {per:.1f} ms per decision "
-                f"(budget {self.ms:g} ms, samples {self.samples}), {rate:.0f} playouts/s",
+                f"(budget {self.ms:g} ms, samples {self.samples}), {rate:.0f} playouts/s, {self.draws} draws, {self.extended} extensions, overrides {self.overrides}",
                 file=sys.stderr,
             )
 

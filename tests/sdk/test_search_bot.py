@@ -89,3 +89,59 @@ def test_best_needs_a_significant_gain_and_distrusts_an_unseen_ordago_loss() -> 
     values = [[0.5, 0.51] for _ in range(n)]
     assert search._best(weights, values, 0, [False, True], 0.2) == 0
     assert search._best(weights, values, 0, [False, False], 0.2) == 1
+
+
+def _random_states(rules: Rules, seed: int, count: int) -> list[MusState]:
+    """``count`` decision points of matches played with jsbot's strategy for every seat,
+    a random legal action now and then to reach unusual spots."""
+    import random
+
+    from mus_sdk.forward import random_action
+
+    rng = random.Random(seed)
+    policy = search.JsPolicy(rules.kings)
+    out: list[MusState] = []
+    state = MusState.new(rules, seed=seed)
+    while len(out) < count:
+        if state.is_terminal:
+            state = MusState.new(rules, seed=rng.getrandbits(32))
+            continue
+        out.append(state.clone())
+        state.apply(random_action(rng, state.legal_actions()) if rng.random() < 0.2 else policy(state))
+    return out
+
+
+def test_the_jsbot_port_always_plays_a_legal_action_and_reads_only_what_the_seat_sees() -> None:
+    """On the engine's state (playouts) and on the seat's observation (the baseline) the
+    port gives the same action, and a legal one, in every phase, for 2 and 4 players and
+    both decks."""
+    for rules in (Rules(), Rules(players=2), Rules(kings=4)):
+        policy = search.JsPolicy(rules.kings)
+        for state in _random_states(rules, 7, 400):
+            seat = state.to_act
+            assert seat is not None
+            action = policy(state)
+            assert state.is_legal(action), (state.phase, action, state.legal_actions())
+            assert policy.decide(observation_for(state, seat)) == action
+
+
+def test_the_search_bot_plays_the_port_when_told_to_take_no_samples() -> None:
+    """``MUS_SEARCH_SAMPLES=0``: the bot is the port (what bots/js plays), every decision."""
+    rules = Rules()
+    bot = _bot(rules, 0, 0)
+    policy = search.JsPolicy(rules.kings)
+    for state in _random_states(rules, 3, 300):
+        if state.to_act != 0:
+            continue
+        obs = observation_for(state, 0)
+        assert bot.decide(obs) == policy.decide(obs)  # type: ignore[attr-defined]
+
+
+def test_the_port_cuts_the_mus_and_discards_as_jsbot_does() -> None:
+    """Examples worked by hand from bots/js/strategy.js: 31 cuts the mus, a poor hand asks
+    for it; R R 4 5 keeps the kings (and throws both small cards)."""
+    policy = search.JsPolicy(8)
+    assert policy.mus_good(parse_cards("Ro Rc Co Ab"))
+    assert not policy.mus_good(parse_cards("4o 5c 6e 7b"))
+    thrown = policy.discard(parse_cards("Ro Rc 4e 5b")).cards
+    assert sorted(c >> 2 for c in thrown) == [3, 4]
