@@ -18,6 +18,14 @@ Each Ray league connects afresh (a new Ray job, new worker processes), as ``mus 
 --ray`` does. Runs alternate and repeat (``--repeat``); medians are reported. Loopback
 only, no dashboard, no usage reports.
 
+On a shared machine the time a match plays varies from run to run by more than what Ray
+adds, so each Ray run also reports what Ray adds in that run alone (``ray_gap_s``): on
+one node, whose matches run one after the other, the steady time per match less the mean
+time its task took on the worker (``cluster.match_landed``'s ``task_s``: unpacking,
+checking, playing, reading the log back); what remains is Ray's, between two matches
+(the result's trip to the driver, the next task's start, their serialisation).
+``ray_gap_over_local_1`` is that gap over the local time per match.
+
     python bench/cluster.py [--matches 40] [--repeat 3] [--games 1]
 
 Prints the machine, a line per run and per configuration, then one JSON object.
@@ -40,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import structlog  # noqa: E402
 from _machine import machine  # noqa: E402
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -71,16 +80,32 @@ def league(tmp: Path, matches: int, games: int) -> Any:
     return load_league(path)
 
 
-def timed(config: Any, out: Path, jobs: int | None) -> tuple[float, float, int]:
-    """Wall time, steady time per match (first to last recorded) and hands of one run."""
+TASKS: list[float] = []
+"""The worker's ``task_s`` of each match landed (``cluster.match_landed``) in this run."""
+
+
+def _logged(logger: Any, method: str, event: dict[str, Any]) -> Any:
+    """Keeps the tasks' times; prints warnings and errors; drops the rest."""
+    if event.get("event") == "cluster.match_landed":
+        TASKS.append(float(event["task_s"]))
+    if method in ("warning", "error", "critical"):
+        print(f"{method}: {event}", file=sys.stderr)
+    raise structlog.DropEvent
+
+
+def timed(config: Any, out: Path, jobs: int | None) -> tuple[float, float, int, float | None]:
+    """Wall time, steady time per match (first to last recorded), hands, and the mean task
+    time on the worker of the matches between (None: a local run) of one run."""
     from arena.league.runner import run_league
 
     marks: list[float] = []
+    TASKS.clear()
     t0 = time.perf_counter()
     run = run_league(config, out, jobs=jobs, on_match=lambda *_: marks.append(time.perf_counter()))
     wall = time.perf_counter() - t0
     assert len(run.results) == config.matches_per_pairing == len(marks), run.results
-    return wall, (marks[-1] - marks[0]) / (len(marks) - 1), sum(r["hands"] for r in run.results)
+    task = statistics.mean(TASKS[1:]) if len(TASKS) > 1 else None
+    return wall, (marks[-1] - marks[0]) / (len(marks) - 1), sum(r["hands"] for r in run.results), task
 
 
 def main() -> None:
@@ -93,13 +118,13 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     import logging
 
-    import structlog
     from ray.cluster_utils import Cluster
 
     from arena.league.config import ClusterConfig
 
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    structlog.configure(processors=[_logged], wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
     runs: dict[str, list[tuple[float, float]]] = {}
+    gaps: list[float] = []
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
                                                             "node_ip_address": "127.0.0.1"})
     try:
@@ -116,10 +141,14 @@ def main() -> None:
                                             (f"ray-{phase}", replace(league(tmp, args.matches, args.games), cluster=ray_settings),
                                              None)):
                         n += 1
-                        wall, per_match, h = timed(config, tmp / f"out-{n}", j)
+                        wall, per_match, h, task = timed(config, tmp / f"out-{n}", j)
                         runs.setdefault(name, []).append((wall, per_match))
+                        gap = ""
+                        if name == "ray-1node" and task is not None:
+                            gaps.append(per_match - task)
+                            gap = f" (the task on its worker {task:.3f} s, Ray's gap {per_match - task:.4f} s)"
                         print(f"  {name:11} {args.matches} matches, {h:4} hands: {wall:6.2f} s, "
-                              f"{per_match:.3f} s per match", flush=True)
+                              f"{per_match:.3f} s per match{gap}", flush=True)
     finally:
         cluster.shutdown()
     summary: dict[str, Any] = {}
@@ -140,6 +169,8 @@ def main() -> None:
         "configurations": summary,
         "ray_over_local_1": ratio("ray-1node", "local-1"),
         "ray_over_local_2": ratio("ray-2nodes", "local-2"),
+        "ray_gap_s": round(statistics.median(gaps), 4),
+        "ray_gap_over_local_1": round(statistics.median(gaps) / float(summary["local-1"]["per_match_s"]), 3),
         "ray_2nodes_speedup": ratio("ray-1node", "ray-2nodes"),
         "local_2jobs_speedup": ratio("local-1", "local-2"),
     }
