@@ -70,6 +70,7 @@ class RequestEncoder:
             _uint(_TAG_DEADLINE, deadline_ms),
             _uint(_TAG_TIME_BANK, max(0, time_bank_ms)),
             b"".join([_CARD_FIELDS[c] for c in view.cards]),
+            b"".join([_OWN_DISCARD_FIELDS[c] for c in view.own_discards]),
             b"".join([_cached(_LEGAL_FIELDS, entry, _encode_legal) for entry in view.legal_actions]),
             _cached(_SENAS_FIELDS, view.legal_senas, _encode_senas) if view.legal_senas else b"",
             # Keyed by a plain tuple: LiveBet's own hash is the dataclass's, computed in Python.
@@ -192,6 +193,13 @@ def _card_field(card: Card) -> bytes:
 
 
 _CARD_FIELDS = tuple(_card_field(c) for c in CARDS)
+
+
+def _own_discard_field(card: Card) -> bytes:
+    return _fragment(lambda m: m.own_discards.add(rank=(card >> 2) + 1, suit=(card & 3) + 1))
+
+
+_OWN_DISCARD_FIELDS = tuple(_own_discard_field(c) for c in CARDS)
 # Shared by every encoder: values are immutable bytes, so threads refereeing other
 # matches at worst encode an entry twice.
 _LEGAL_FIELDS: dict[Any, bytes] = {}

@@ -109,6 +109,8 @@ def fill_decision_request(
         req.legal_senas.extend([pb_enum(s) for s in view.legal_senas])
     req.rules.CopyFrom(rules_pb)
     _add_cards(req.cards, view.cards)
+    if view.own_discards:
+        _add_cards(req.own_discards, view.own_discards)
     fill_legal(req.legal_actions, view.legal_actions)
     bet = view.bet
     if bet is not None:

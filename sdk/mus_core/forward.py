@@ -45,9 +45,9 @@ What is not conditioned on
 - The other seats' choices (a mus, a discard of one card, an envido) are strategy, not
   rules: the sample is uniform given the rules, and weighting by an opponent model is
   the bot's business.
-- The seat's own earlier discards are not in an observation; pass them as
-  ``known_discards`` (the cards this seat threw in this hand) to keep them out of the
-  other hands while they are in the pile (no reshuffle since).
+- The seat's own earlier discards (``own_discards``, which the arena sends) are kept out
+  of the other hands while they are in the pile (no reshuffle since); a caller may give
+  them as ``known_discards`` instead.
 - Señas the seat did not see do not exist in the sampled state.
 """
 
@@ -102,17 +102,19 @@ class ObservationLike(Protocol):
     def hand(self) -> int: ...
     @property
     def discard_round(self) -> int: ...
+    @property
+    def own_discards(self) -> tuple[Card, ...]: ...
 
 
 class _Plan:
     """What a history says about the hidden cards, computed once per observation."""
 
     __slots__ = (
-        "constraints", "dejes", "first_mano", "known_out", "n", "own_extra", "pile_size", "prefix", "prefix_vis",
-        "reshuffles", "stock_size", "suffix", "unseen",
+        "constraints", "dejes", "first_mano", "known_out", "n", "own_extra", "own_round", "pile_size", "prefix",
+        "prefix_thrown", "prefix_vis", "reshuffles", "stock_size", "suffix", "unseen",
     )
 
-    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card]) -> None:
+    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card] | None) -> None:
         rules = obs.rules
         n = self.n = rules.players
         seat = obs.seat
@@ -142,12 +144,22 @@ class _Plan:
         # The seat's own cards already thrown in the current round are hidden from it too.
         self.own_extra = sum(e.value for e in self.suffix if e.kind is EventKind.DISCARD and e.seat == seat)
         own = set(obs.cards)
+        # The cards the seat threw this round, if it is looked at before its replacements
+        # (never when it is asked to act): known from own_discards, else drawn.
+        self.own_round: list[Card] = []
+        if known_discards is None:
+            mine = tuple(obs.own_discards)
+            known_discards = mine[:len(mine) - self.own_extra]
+            if self.own_extra and len(mine) >= self.own_extra:
+                self.own_round = [CARDS[c] for c in mine[len(mine) - self.own_extra:]]
+        known = tuple(CARDS[c] for c in known_discards)
+        self.prefix_thrown = known  # what the seat threw in earlier rounds: the sampled state's record
         # Own discards are in the pile unless a reshuffle since may have dealt them again.
         out: set[Card] = set()
-        if known_discards and self.reshuffles == 0 and not any(e.kind is EventKind.RESHUFFLE for e in self.suffix):
-            out = {CARDS[c] for c in known_discards} - own
+        if known and self.reshuffles == 0 and not any(e.kind is EventKind.RESHUFFLE for e in self.suffix):
+            out = set(known) - own
         self.known_out = sorted(out)
-        self.unseen = [c for c in CARDS if c not in own and c not in out]
+        self.unseen = [c for c in CARDS if c not in own and c not in out and c not in self.own_round]
         self.pile_size -= len(out)
         if self.pile_size < 0:
             raise SamplingError("known_discards: more cards than the discard pile holds")
@@ -175,13 +187,14 @@ def _signalled(sena: Sena) -> Callable[[HandValue], bool]:
     return lambda v: sena in _true_senas(v)
 
 
-def sample_state(obs: ObservationLike, rng: random.Random, known_discards: Iterable[Card] = ()) -> MusState:
+def sample_state(obs: ObservationLike, rng: random.Random, known_discards: Iterable[Card] | None = None) -> MusState:
     """A full state consistent with what ``obs.seat`` knows, hidden cards drawn uniformly.
 
     ``obs`` is the engine's ``Observation`` (``MusState.view``) or the SDK's (what
     ``Bot.decide`` receives; ``mus_sdk.Observation.to_state`` calls this). The state's
     ``view(obs.seat)`` has the same cards, history, scores and legal actions as ``obs``.
-    See the module docstring for what is and is not conditioned on.
+    See the module docstring for what is and is not conditioned on. ``known_discards``:
+    the cards the seat threw in this hand; default ``obs.own_discards``.
 
     Raises:
         SamplingError: no consistent assignment was found in :data:`MAX_TRIES` draws.
@@ -195,7 +208,7 @@ class StateSampler:
 
     __slots__ = ("_obs", "_plan")
 
-    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card] = ()) -> None:
+    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card] | None = None) -> None:
         self._obs = obs
         self._plan = _Plan(obs, known_discards)
 
@@ -237,9 +250,12 @@ def _draw(obs: ObservationLike, plan: _Plan, rng: random.Random) -> tuple[list[l
         ok = True
         for s in range(n):
             if s == seat:
-                extra = plan.own_extra
-                h = own + unseen[k:k + extra]
-                k += extra
+                if plan.own_round:
+                    h = own + plan.own_round
+                else:
+                    extra = plan.own_extra
+                    h = own + unseen[k:k + extra]
+                    k += extra
             else:
                 h = unseen[k:k + 4]
                 k += 4
@@ -298,6 +314,8 @@ def _build(
         state._sig_vis = dict(plan.prefix_vis)
         state._discard_round = obs.discard_round
         state._reshuffles = plan.reshuffles
+        # The other seats' earlier discards are unknown, and not recorded.
+        state._thrown = tuple(plan.prefix_thrown if s == obs.seat else () for s in range(plan.n))
         limit = rules.max_mus_rounds
         if limit is not None and obs.discard_round >= limit:
             state._corrido = False

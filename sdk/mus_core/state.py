@@ -139,6 +139,9 @@ class Observation:
     """The live bet waiting for an answer, or ``None``."""
     discard_round: int
     """Discard rounds completed in this hand."""
+    own_discards: tuple[Card, ...] = ()
+    """The cards this seat threw in this hand, in the order thrown (its own knowledge:
+    never another seat's)."""
 
     # Former names (the SDK and the proto say ``bet``, ``discard_round``, ``num_seats``).
     @property
@@ -217,6 +220,7 @@ class MusState:
         "_stake",
         "_stock",
         "_table",
+        "_thrown",
         "_to_act_seat",
         "_vacas",
         "_winner",
@@ -606,6 +610,7 @@ class MusState:
             legal_senas=self.legal_senas(seat),
             bet=self.bet,
             discard_round=self._discard_round,
+            own_discards=self._thrown[seat],
         )
 
     @property
@@ -713,6 +718,8 @@ class MusState:
         self._stock = deck[:dealt - 1:-1]
         self._pile: list[Card] = []
         self._round_discards: list[list[Card]] = [[] for _ in range(n)]
+        # Per seat, what it threw this hand: immutable, so a clone shares it.
+        self._thrown: tuple[tuple[Card, ...], ...] = ((),) * n
         self._history: list[Event] = []
         self._sig_vis: dict[int, int] = {}
         self._sig_window = set()  # the seña window after the deal
@@ -783,6 +790,9 @@ class MusState:
         for c in action.cards:
             hand.remove(c)
         self._round_discards[seat] = list(action.cards)
+        thrown = list(self._thrown)
+        thrown[seat] += tuple(action.cards)
+        self._thrown = tuple(thrown)
         self._pile.extend(action.cards)
         self._history.append(_event(EventKind.DISCARD, seat, None, None, len(action.cards)))
         self._discard_seq += 1

@@ -222,6 +222,7 @@ _FROM_REQUEST: dict[str, Any] = {
     "legal_senas": lambda m: tuple(enum_from_proto(Sena, s) for s in m.legal_senas),
     "deadline_ms": lambda m: m.deadline_ms,
     "time_bank_ms": lambda m: m.time_bank_ms,
+    "own_discards": lambda m: cards_from_proto(m.own_discards),
 }
 _OBSERVATION_FIELDS = tuple(f.name for f in dataclasses.fields(Observation))
 _HISTORY = _OBSERVATION_FIELDS.index("history")
@@ -254,6 +255,7 @@ def observation_to_proto(obs: Observation) -> svc_pb.DecisionRequest:
         time_bank_ms=obs.time_bank_ms,
     )
     extend_cards(out.cards, obs.cards)
+    extend_cards(out.own_discards, obs.own_discards)
     fill_legal(out.legal_actions, obs.legal_actions)
     out.history.extend(event_to_proto(e) for e in obs.history)
     out.rules.CopyFrom(rules_to_proto(obs.rules))

@@ -371,18 +371,21 @@ class Observation:
     """Time allowed for this decision, in milliseconds."""
     time_bank_ms: int = 0
     """Time left in your match time bank, in milliseconds (0 = no bank)."""
+    own_discards: tuple[Card, ...] = ()
+    """The cards you threw in this hand, in the order thrown, over every discard round
+    (the other seats' discards are never known)."""
 
     @property
     def legal(self) -> LegalActions:
         """Deprecated alias of :attr:`legal_actions` (the engine and the proto's name)."""
         return self.legal_actions
 
-    def to_state(self, rng: random.Random, known_discards: Iterable[Card] = ()) -> MusState:
+    def to_state(self, rng: random.Random, known_discards: Iterable[Card] | None = None) -> MusState:
         """A full engine state consistent with everything this seat has seen, the hidden
         cards drawn uniformly among the consistent ones (a determinisation, for search).
 
         ``rng`` draws the hidden cards; ``known_discards``: the cards this seat threw in
-        this hand, if the bot kept them (an observation does not carry them). Clone the
+        this hand (default: :attr:`own_discards`, what the arena sent). Clone the
         state, apply actions, and :func:`mus_sdk.forward.play_out_hand` to the end of
         the hand. See :mod:`mus_core.forward` for how it is built and what it does not
         condition on.

@@ -15,7 +15,7 @@ import pytest
 from mus_sdk import handshake
 from remote_helpers import RANDOM_BOT, TAG_ENV, Played, close_all, config, pid_alive, play, wait_gone
 
-from arena.engine import CARDS, Action, MusState, Rules, format_cards, parse_cards
+from arena.engine import CARDS, Action, ActionKind, MusState, Rules, format_cards, parse_cards
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress
 from arena.remote.process import BotStartError
@@ -73,6 +73,8 @@ def test_no_request_holds_another_seats_cards(spawn, tmp_path: Path) -> None:
     records = [json.loads(line) for f in sorted(out.glob("spy-*.jsonl")) for line in f.read_text().splitlines()]
     seen = {r["id"]: r for r in records if r["kind"] == "decision"}
     truth = replay(played, cfg)
+    thrown = thrown_before(played)
+    remembered = 0
     assert set(seen) == set(truth), "every request reached its bot, once"
     assert len(seen) == sum(1 for r in records if r["kind"] == "decision")
     discards = 0
@@ -86,7 +88,11 @@ def test_no_request_holds_another_seats_cards(spawn, tmp_path: Path) -> None:
         assert not leaked, f"request {rid} to S{seat} holds {format_cards(sorted(leaked))} of another seat"
         assert set(rec["anywhere"]) <= own
         discards += len(rec["anywhere"]) > len(rec["cards"])  # a discard range repeats the own cards
+        # Its own earlier discards, and only its own (in the log: what it threw this hand).
+        assert rec["own_discards"] == thrown[rid], f"request {rid}: own_discards"
+        remembered += bool(rec["own_discards"])
     assert discards > 0, "the spies never saw a discard request: a weak test"
+    assert remembered > 0, "no request after a discard: a weak test"
 
     # Every notification arrived, the last ones too (match end; the last hand end).
     for f in out.glob("spy-*.jsonl"):
@@ -145,6 +151,20 @@ def replay(played: Played, cfg) -> dict[int, tuple[int, list[set[int]]]]:  # typ
             state.apply(Action.parse(step["action"]))
         assert [format_cards(h) for h in state.hand_results[-1].hands] == rec["result"]["hands"]
     assert state.is_terminal
+    return out
+
+
+def thrown_before(played: Played) -> dict[int, list[int]]:
+    """For every request id, the cards its seat threw earlier in the hand, in order, read
+    from the hand log's discard steps (not from the engine's record of them)."""
+    out: dict[int, list[int]] = {}
+    for rec in played.hands:
+        mine: dict[int, list[int]] = {}
+        for step in rec["steps"]:
+            out[step["id"]] = list(mine.get(step["seat"], []))
+            action = Action.parse(step["action"])
+            if action.kind is ActionKind.DISCARD:
+                mine.setdefault(step["seat"], []).extend(CARDS.index(c) for c in action.cards)
     return out
 
 

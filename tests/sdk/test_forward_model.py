@@ -132,13 +132,22 @@ def test_known_discards_stay_out_of_the_other_hands() -> None:
     while state.phase is Phase.DISCARD:
         state.apply(random_action(rng, state.legal_actions()))
     view = state.view(mano)
-    sampler = StateSampler(view, known_discards=thrown)
-    for _ in range(50):
-        sampled = sampler.sample(rng)
-        others = {c for s, h in enumerate(sampled.hands) if s != mano for c in h}
-        assert not others & set(thrown)
-        assert set(thrown) <= set(sampled.pile)
-        _check(state, sampled, mano)
+    # The view carries them (the arena sends them: own_discards), and only to their seat.
+    assert view.own_discards == tuple(thrown)
+    assert all(not set(state.view(s).own_discards) & set(thrown) for s in range(4) if s != mano)
+    for sampler in (StateSampler(view, known_discards=thrown), StateSampler(view)):
+        for _ in range(50):
+            sampled = sampler.sample(rng)
+            others = {c for s, h in enumerate(sampled.hands) if s != mano for c in h}
+            assert not others & set(thrown)
+            assert set(thrown) <= set(sampled.pile)
+            _check(state, sampled, mano)
+    # Without them (an empty list given), they may be dealt to the other seats.
+    seen_elsewhere = False
+    for _ in range(300):
+        sampled = StateSampler(view, known_discards=()).sample(rng)
+        seen_elsewhere |= bool({c for s, h in enumerate(sampled.hands) if s != mano for c in h} & set(thrown))
+    assert seen_elsewhere
 
 
 def test_an_impossible_observation_is_refused() -> None:

@@ -97,7 +97,7 @@ class MatchStart(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., partner_seats: _Optional[_Iterable[int]] = ..., num_seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., games_won: _Optional[_Iterable[int]] = ..., time_bank_ms: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "seat", "phase", "lance", "legal_actions", "cards", "mano", "dealer", "scores", "history", "bet", "legal_senas", "deadline_ms", "time_bank_ms", "discard_round", "match_id", "game", "hand", "games_won", "target_points", "rules", "vacas_won")
+    __slots__ = ("request_id", "seat", "phase", "lance", "legal_actions", "cards", "mano", "dealer", "scores", "history", "bet", "legal_senas", "deadline_ms", "time_bank_ms", "discard_round", "match_id", "game", "hand", "games_won", "target_points", "rules", "vacas_won", "own_discards")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -120,6 +120,7 @@ class DecisionRequest(_message.Message):
     TARGET_POINTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VACAS_WON_FIELD_NUMBER: _ClassVar[int]
+    OWN_DISCARDS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     seat: int
     phase: _game_pb2.Phase
@@ -142,7 +143,8 @@ class DecisionRequest(_message.Message):
     target_points: int
     rules: _game_pb2.Rules
     vacas_won: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, request_id: _Optional[int] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[_game_pb2.Phase, str]] = ..., lance: _Optional[_Union[_game_pb2.Lance, str]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.LegalAction, _Mapping]]] = ..., cards: _Optional[_Iterable[_Union[_game_pb2.Card, _Mapping]]] = ..., mano: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., history: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., bet: _Optional[_Union[LiveBet, _Mapping]] = ..., legal_senas: _Optional[_Iterable[_Union[_game_pb2.Sena, str]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., discard_round: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[int] = ..., hand: _Optional[int] = ..., games_won: _Optional[_Iterable[int]] = ..., target_points: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., vacas_won: _Optional[_Iterable[int]] = ...) -> None: ...
+    own_discards: _containers.RepeatedCompositeFieldContainer[_game_pb2.Card]
+    def __init__(self, request_id: _Optional[int] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[_game_pb2.Phase, str]] = ..., lance: _Optional[_Union[_game_pb2.Lance, str]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.LegalAction, _Mapping]]] = ..., cards: _Optional[_Iterable[_Union[_game_pb2.Card, _Mapping]]] = ..., mano: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., history: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., bet: _Optional[_Union[LiveBet, _Mapping]] = ..., legal_senas: _Optional[_Iterable[_Union[_game_pb2.Sena, str]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., discard_round: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[int] = ..., hand: _Optional[int] = ..., games_won: _Optional[_Iterable[int]] = ..., target_points: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., vacas_won: _Optional[_Iterable[int]] = ..., own_discards: _Optional[_Iterable[_Union[_game_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class LiveBet(_message.Message):
     __slots__ = ("team", "seat", "stake", "deje", "is_ordago")

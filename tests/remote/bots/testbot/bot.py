@@ -146,11 +146,11 @@ def card_index(card: object) -> int:
     return (card.rank - 1) * 4 + card.suit - 1  # type: ignore[attr-defined]
 
 
-def cards_anywhere(msg: object) -> list[int]:
-    """Every ``mus.v1.Card`` in a message, at any depth."""
+def cards_anywhere(msg: object, skip: str = "") -> list[int]:
+    """Every ``mus.v1.Card`` in a message, at any depth (but in its field ``skip``)."""
     out: list[int] = []
     for fd, value in msg.ListFields():  # type: ignore[attr-defined]
-        if fd.message_type is None:
+        if fd.message_type is None or fd.name == skip:
             continue
         items = value if fd.is_repeated else [value]
         for item in items:
@@ -195,7 +195,8 @@ class FaultServicer(BotServicer):
             r = request.decision_request
             rec = {
                 "kind": "decision", "id": r.request_id, "seat": r.seat, "hand": r.hand,
-                "cards": [card_index(c) for c in r.cards], "anywhere": cards_anywhere(r),
+                "cards": [card_index(c) for c in r.cards], "anywhere": cards_anywhere(r, skip="own_discards"),
+                "own_discards": [card_index(c) for c in r.own_discards],
             }
         elif which == "hand_end":
             res = request.hand_end.result
