@@ -199,8 +199,9 @@ def test_bot_processes_play_the_same_match_either_way(spawn, bot: Path) -> None:
             assert used == 0
         elif bot == TRIVIAL_BOT:
             # Most of them on a quiet machine (86%); fewer when the bots answer before the
-            # referee gets to prepare (a busy machine: 24% seen), never none.
-            assert used > decisions // 10
+            # referee gets to prepare (busy machines: 24% and 4% seen), never none. The share
+            # is the bench's to measure (bench/polling.py); here, that the path is taken.
+            assert 0 < used <= decisions
         elif bot == RULEBOT:
             assert used > 0  # random bots may not repeat a situation in so short a match
         logs.append(untimed(played.hands))
