@@ -1,24 +1,42 @@
-"""search: a determinised Monte Carlo Mus bot, searching with the referee's own engine.
+"""search: jsbot's strategy, overruled by a determinised Monte Carlo search where the
+search is confidently better; searching with the referee's own engine.
 
-Per decision (a mus call, a discard or a bet), until its time is up:
+The baseline is bots/js's strategy ported to Python (:mod:`jsplay`: discards by expected
+hand utility, bets by a win-chance model with pot odds). It plays every mus call and
+discard, and every betting decision the search does not overrule. The search runs on
+the betting decisions that can decide a game: every answer to a bet or an órdago, and
+openings once a team is within :data:`CLOSE` stones of the target. For such a decision:
 
-1. sample a full state consistent with what the seat saw (``Observation.to_state``:
-   hidden cards uniform given the cards it holds and threw, the declarations and the
-   señas; :mod:`mus_core.forward`);
-2. for each candidate action, apply it to a copy of that state and play the hand out
-   with a fast rule-based policy for all four seats (rulebot's thresholds, computed
-   on the engine's state: :class:`Rollout`);
-3. score the end of the hand by the team's chance of winning the match (a model of the
-   game score: winning a game with an órdago is worth what it is worth at that score,
-   not a fixed number of stones), and add it to the candidate's total.
+1. draw states from the posterior over the hidden cards (:meth:`SearchBot._posterior`):
+   a uniform draw consistent with what the seat saw (its cards and throws, the
+   declarations, the señas: ``StateSampler``, :mod:`mus_core.forward`) is kept with
+   probability equal to the opponent model's likelihood of the other seats' actions in
+   this hand (the port again: 1 where it would have done the same, :data:`SURPRISE`
+   where not), so a bettor is dealt the hands that bet, an órdago the hands that
+   órdago;
+2. on each kept state, apply each candidate (the baseline's choice, every fixed legal
+   action, envidos of 2 and 5 stones) to a copy and play the hand out with the port for
+   all four seats (an accepted órdago ends the hand at its showdown at once);
+3. value the end of the hand by the team's chance of winning the match
+   (:func:`_match_chance`, a model of the score: a game won by an órdago is worth what
+   it is worth at that score).
 
-Every candidate is tried on the same sampled states (common random numbers: the
-comparison's noise is the difference, not the sum), and the best mean wins.
+Every candidate sees the same states (common random numbers). A candidate replaces the
+baseline only if its mean gain exceeds :data:`Z` standard errors (an órdago counting one
+extra sample in which it loses the game); a candidate between :data:`PROMISE` and
+:data:`Z` standard errors better gets more samples (up to :data:`EXTEND` more rounds).
+Against jsbot itself, whose play the model is, this finds what jsbot's fixed thresholds
+miss (above all órdagos it will not accept, and answers to its bets given what they
+say); against other bots the model is an approximation, and the margin keeps the
+baseline where the search is unsure.
 
-Time per decision: ``$MUS_SEARCH_MS`` milliseconds (default 40), or a fixed number of
-sampled states with ``$MUS_SEARCH_SAMPLES`` (reproducible, for tests). It never takes
-more than half the deadline the arena gives. At the end of a match it writes to stderr
-its decisions, mean time per decision and playouts per second.
+Time per decision: ``$MUS_SEARCH_SAMPLES`` kept states per searched decision (the
+manifest sets 30: reproducible, whatever the machine's load), capped at
+``$MUS_SEARCH_MS`` milliseconds (default 300 with a sample count; without one the
+search runs by time, ``$MUS_SEARCH_MS`` default 40). ``MUS_SEARCH_SAMPLES=0`` plays the
+port alone. It never takes more than half the deadline the arena gives. At the end of a
+match it writes to stderr its decisions, mean time per decision, playouts per second,
+draws and the baseline decisions it overruled.
 """
 
 from __future__ import annotations
@@ -32,10 +50,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # jsplay, next to this file
 from jsplay import JsPolicy
 from mus_sdk import (
+    NO_MUS,
     Action,
     ActionKind,
     Bot,
     Card,
+    EventKind,
+    HandResult,
     MatchEnd,
     MatchInfo,
     Observation,
@@ -128,6 +149,13 @@ gets more samples (up to :data:`EXTEND` times as many)."""
 EXTEND = 3
 """How many more rounds of samples a promising but unsettled decision may get."""
 
+TRUST_SEEN = 12
+"""The fewest of the other team's betting actions checked before the search is trusted."""
+
+TRUST_SHARE = 0.98
+"""The share of them the opponent model must have taken itself (the same action, the
+same amount)."""
+
 CLOSE = 15
 """Openings are searched only when a team is this close to the target (earlier, an
 opening bet or órdago rarely decides the game; jsbot's opening is kept)."""
@@ -218,6 +246,9 @@ class SearchBot(Bot):
         self.playouts = 0
         self.draws = 0
         self.extended = 0
+        self.model_seen = 0
+        self.model_agreed = 0
+        self._last: Observation | None = None
         self.overrides: dict[str, int] = {}
         self._memo: dict[tuple[int, int], float] = {}
         self._calls = 0
@@ -240,7 +271,8 @@ class SearchBot(Bot):
             self._hand, self._thrown = obs.hand, []
         policy = self.policy(obs.rules.kings)
         action = policy.decide(obs)
-        if self.samples != 0 and self._worth_searching(obs):
+        self._last = obs
+        if self.samples != 0 and self.trusted() and self._worth_searching(obs):
             candidates = self._candidates(obs, action)
             if len(candidates) > 1:
                 action = self._search(obs, candidates, start)
@@ -250,6 +282,50 @@ class SearchBot(Bot):
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
+
+    def trusted(self) -> bool:
+        """Whether the opponent model has earned the search: the other team's betting
+        actions checked so far (:meth:`on_hand_end`) are at least :data:`TRUST_SEEN`, and
+        the model took the same action as they did in :data:`TRUST_SHARE` of them. Until then, and against bots that play otherwise, the bot plays the
+        baseline: the search's gains against jsbot come from knowing how it answers,
+        and against another bot they would be losses."""
+        return self.model_seen >= TRUST_SEEN and self.model_agreed >= TRUST_SHARE * self.model_seen
+
+    def on_hand_end(self, summary: HandResult) -> None:
+        """Check the opponent model against the hand just played: with the cards the hand
+        ended with (every seat's, shown at its end), re-play its betting from the last
+        decision's history on the engine and count the other team's betting actions that
+        the model (the port) would have taken itself."""
+        obs, self._last = self._last, None
+        if obs is None or obs.hand != summary.hand or self.samples == 0:
+            return
+        try:
+            seen, agreed = self._check_model(obs, summary)
+        except (ValueError, AssertionError):
+            return
+        self.model_seen += seen
+        self.model_agreed += agreed
+
+    def _check_model(self, obs: Observation, summary: HandResult) -> tuple[int, int]:
+        bets = [e for e in obs.history if e.kind is EventKind.BET]
+        if not bets:
+            return 0, 0
+        policy = self.policy(obs.rules.kings)
+        scores = (summary.scores_before[0], summary.scores_before[1])
+        state = MusState.from_deal(obs.rules, summary.hands, mano=summary.mano, scores=scores,
+                                   games_won=(obs.games_won[0], obs.games_won[1]))
+        if state.phase is Phase.MUS:
+            if not state.is_legal(NO_MUS):
+                return 0, 0
+            state.apply(NO_MUS)
+        seen = agreed = 0
+        for e in bets:
+            assert e.action is not None and e.seat is not None and state.to_act == e.seat
+            if (e.seat & 1) != obs.team:
+                seen += 1
+                agreed += policy(state) == e.action
+            state.apply(e.action)
+        return seen, agreed
 
     def _worth_searching(self, obs: Observation) -> bool:
         """Betting decisions: every answer to a bet, and openings when a team is within
@@ -422,7 +498,7 @@ class SearchBot(Bot):
             rate = self.playouts / self.seconds if self.seconds else 0.0
             print(
                 f"search: {self.decisions} decisions ({self.searched} searched), {per:.1f} ms per decision "
-                f"(budget {self.ms:g} ms, samples {self.samples}), {rate:.0f} playouts/s, {self.draws} draws, {self.extended} extensions, overrides {self.overrides}",
+                f"(budget {self.ms:g} ms, samples {self.samples}), {rate:.0f} playouts/s, {self.draws} draws, {self.extended} extensions, model {self.model_agreed}/{self.model_seen}, overrides {self.overrides}",
                 file=sys.stderr,
             )
 

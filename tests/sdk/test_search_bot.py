@@ -31,8 +31,8 @@ def test_search_bot_passes_mus_check() -> None:
 
 def test_search_bot_plays_a_match_without_faults() -> None:
     rules = Rules(games_to_win=1)
-    players = [InProcessBot(search.SearchBot(seed=s, samples=4) if s % 2 == 0 else rulebot.RuleBot())
-               for s in range(4)]
+    # Against jsbot's play (the port), which its opponent model trusts: the search runs.
+    players = [InProcessBot(search.SearchBot(seed=s, samples=4 if s % 2 == 0 else 0)) for s in range(4)]
     result = play_match(players, MatchConfig(rules=rules, seed=3, match_id="search-smoke"))
     assert result.faults == []
     assert result.winner_team in (0, 1)
@@ -145,3 +145,19 @@ def test_the_port_cuts_the_mus_and_discards_as_jsbot_does() -> None:
     assert not policy.mus_good(parse_cards("4o 5c 6e 7b"))
     thrown = policy.discard(parse_cards("Ro Rc 4e 5b")).cards
     assert sorted(c >> 2 for c in thrown) == [3, 4]
+
+
+def test_the_opponent_model_is_trusted_against_jsbot_play_and_not_against_rulebot() -> None:
+    """The check at the end of each hand: against the port (what bots/js plays) every
+    betting action of the other team is the model's own, and the search runs; against
+    rulebot many are not, and the bot keeps to the baseline."""
+    rules = Rules(games_to_win=1)
+    for opponent, trusted in ((lambda s: search.SearchBot(seed=s, samples=0), True), (lambda s: rulebot.RuleBot(), False)):
+        players = [InProcessBot(search.SearchBot(seed=s, samples=2) if s % 2 == 0 else opponent(s)) for s in range(4)]
+        result = play_match(players, MatchConfig(rules=rules, seed=2, match_id="trust"))
+        assert result.faults == []
+        bot = players[0].bot
+        assert bot.model_seen >= search.TRUST_SEEN  # type: ignore[attr-defined]
+        assert bot.trusted() is trusted  # type: ignore[attr-defined]
+        assert (bot.model_agreed == bot.model_seen) is trusted  # type: ignore[attr-defined]
+        assert (bot.searched > 0) is trusted  # type: ignore[attr-defined]
