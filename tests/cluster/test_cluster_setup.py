@@ -90,20 +90,23 @@ def test_ray_without_an_address(tmp_path: Path) -> None:
         os.environ.pop("RAY_ADDRESS", None)
         if old is not None:
             os.environ["RAY_ADDRESS"] = old
-    # Through the command line, before and after the league file: it reaches Ray (here
-    # missing), or refuses a bad $RAY_ADDRESS, without connecting anywhere.
-    fake = tmp_path / "noray"
-    (fake / "ray").mkdir(parents=True)
-    (fake / "ray" / "__init__.py").write_text("raise ImportError('no ray here')\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    env["PYTHONPATH"] = os.pathsep.join([str(fake), os.environ.get("PYTHONPATH", "")])
+    # Through the command line, before and after the league file: it reaches the check
+    # for Ray (here made to fail), or refuses a bad $RAY_ADDRESS, without connecting.
+    from typer.testing import CliRunner
+
+    import arena.league.cluster as cluster_mod
+    from arena.cli.main import app
+
     out = tmp_path / "out"
-    for args in (["league", str(cfg), "--out", str(out), "--ray"], ["league", "--ray", str(cfg), "--out", str(out)]):
-        r = subprocess.run([*MUS, *args], env=env, capture_output=True, text=True, cwd=REPO, timeout=60)
-        assert r.returncode == 2 and "--ray needs Ray" in r.stderr, r.stderr
-    r = subprocess.run([*MUS, "league", str(cfg), "--out", str(out), "--ray"], env={**env, "RAY_ADDRESS": "http://x"},
-                       capture_output=True, text=True, cwd=REPO, timeout=60)
-    assert r.returncode == 2 and "--ray (from $RAY_ADDRESS): a Ray address is" in r.stderr, r.stderr
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cluster_mod, "ray_available", lambda: False)
+        mp.delenv("RAY_ADDRESS", raising=False)
+        for args in (["league", str(cfg), "--out", str(out), "--ray"], ["league", "--ray", str(cfg), "--out", str(out)]):
+            r = CliRunner().invoke(app, args)
+            assert r.exit_code == 2 and "--ray needs Ray" in r.output, r.output
+        mp.setenv("RAY_ADDRESS", "http://x")
+        r = CliRunner().invoke(app, ["league", str(cfg), "--out", str(out), "--ray"])
+        assert r.exit_code == 2 and "--ray (from $RAY_ADDRESS): a Ray address is" in r.output, r.output
     assert not out.exists()
 
 
