@@ -65,9 +65,12 @@ def test_ray_missing_is_one_line_exit_2(tmp_path: Path) -> None:
     errors = [line for line in r.stderr.splitlines() if line.startswith("error")]
     assert errors == ["error: --ray needs Ray, an optional dependency: pip install 'mus-arena[ray]'"], r.stderr
     assert not out.exists()
-    r = subprocess.run([*MUS, "league", str(league(tmp_path)), "--out", str(out), "--ray", "http://x"],
-                       capture_output=True, text=True, cwd=REPO, timeout=60)
-    assert r.returncode == 2 and "local, auto, host:port or ray://host:port" in r.stderr, r.stderr
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    r2 = CliRunner().invoke(app, ["league", str(league(tmp_path)), "--out", str(out), "--ray", "http://x"])
+    assert r2.exit_code == 2 and "local, auto, host:port or ray://host:port" in r2.output, r2.output
 
 
 def test_ray_without_an_address(tmp_path: Path) -> None:
