@@ -177,12 +177,15 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=100, help="deal pairs per opponent (2 matches each)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=None, help="JSON lines, one per match (appended)")
+    ap.add_argument("--out", type=Path, default=None, help="JSON lines, one per match (a new file)")
     ap.add_argument("--table", type=Path, default=None, help="only print the table of a finished --out")
     args = ap.parse_args()
     if args.table is not None:
         rows = [json.loads(line) for line in args.table.read_text().splitlines() if line.strip()]
     else:
+        if args.out is not None and args.out.exists() and args.out.stat().st_size:
+            # Appending to another run's lines would make --table count both runs' matches.
+            sys.exit(f"--out {args.out}: holds another run's matches; give a new file")
         print("machine:", json.dumps(machine()), file=sys.stderr)
         print(f"env: MUS_SEARCH_MS={os.environ.get('MUS_SEARCH_MS')} "
               f"MUS_SEARCH_SAMPLES={os.environ.get('MUS_SEARCH_SAMPLES')}", file=sys.stderr)
