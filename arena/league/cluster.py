@@ -301,10 +301,13 @@ def _connect(ray: ModuleType, address: str, ship_code: bool) -> None:
     # grpcio is first imported, and a Ray worker imports it before any task: so it goes
     # into the workers' environment from their start.
     env = {k: os.environ[k] for k in ("GRPC_EXPERIMENTS", "MUS_GRPC_TUNING") if k in os.environ}
-    if env:
-        runtime_env["env_vars"] = env
-    if runtime_env:
-        common["runtime_env"] = runtime_env
+    # Ray starts its workers at niceness 15 (to keep its own daemons responsive), and a
+    # worker's referee and bots inherit it: on a node with any other work they lose the
+    # CPU to it and play slower than a local league, or run out of time. Niceness 0,
+    # as Ray gives its own job drivers, makes them the node's equals.
+    env["RAY_worker_niceness"] = "0"
+    runtime_env["env_vars"] = env
+    common["runtime_env"] = runtime_env
     if address == "local":
         # The Ray instances running here, found by their processes: Ray's "auto" trusts the
         # address file of the last `ray start`, and waits minutes on one that has stopped.

@@ -212,6 +212,24 @@ def test_a_league_on_the_cluster_gives_the_local_logs_and_standings(
         assert str(secret.seed).encode() not in blob and hex(secret.seed).encode() not in blob
 
 
+def test_matches_run_at_the_nodes_normal_priority(ray_cluster: Any) -> None:
+    """Ray starts workers at niceness 15; the league's job asks for 0, so that a match's
+    referee and bots are not starved by the node's other work (they would play slower
+    than locally, or time out). Niceness is inherited: the bots get the worker's."""
+    import ray
+
+    def niceness() -> tuple[int, int]:  # defined here: shipped by value, not by module
+        import os as os_
+        import subprocess as sp
+        import sys as sys_
+
+        child = sp.run([sys_.executable, "-c", "import os; print(os.nice(0))"], capture_output=True, text=True,
+                       check=True)
+        return os_.nice(0), int(child.stdout)
+
+    assert ray.get(ray.remote(niceness).options(num_cpus=0).remote(), timeout=120) == (0, 0)
+
+
 def _schedule(config: LeagueConfig) -> list[Any]:
     from arena.league.schedule import schedule
 
