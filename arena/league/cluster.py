@@ -412,9 +412,15 @@ def open_cluster(config: LeagueConfig) -> Iterator[RayCluster]:
             raise LeagueError(str(exc)) from None
     ray = import_ray()
     ours = not ray.is_initialized()
-    if not ours and settings.ship_code and "py_modules" not in (ray.get_runtime_context().runtime_env or {}):
-        log.warning("cluster.code_not_shipped", detail="Ray was connected before the league: its job's runtime "
-                    "environment decides which arena and SDK the workers run")
+    if not ours:
+        theirs = ray.get_runtime_context().runtime_env or {}
+        if settings.ship_code and "py_modules" not in theirs:
+            log.warning("cluster.code_not_shipped", detail="Ray was connected before the league: its job's runtime "
+                        "environment decides which arena and SDK the workers run")
+        if (theirs.get("env_vars") or {}).get("RAY_worker_niceness") != "0":
+            log.warning("cluster.niceness", detail="Ray was connected before the league without env_vars "
+                        "RAY_worker_niceness=0 in its runtime environment: the matches' referees and bots run at "
+                        "Ray's niceness 15 and lose the CPU to the node's other work (docs/cluster.md)")
     if ours:
         try:
             _connect(ray, settings.address, settings.ship_code)

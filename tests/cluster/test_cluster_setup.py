@@ -192,3 +192,31 @@ def test_the_progress_shows_the_nodes_and_matches_in_flight() -> None:
         shown.on_cluster(status)
     assert lines == ["cluster: 2 nodes (10 CPUs, 2 matches at once)", "cluster: 1 node (5 CPUs, 1 match at once)"]
     assert shown.bar.tasks[0].fields["cluster"] == "1 node, 3 in flight"
+
+
+def test_a_connection_made_before_the_league_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A league run where Ray is already connected (``ray.init`` in the user's script)
+    keeps that job's runtime environment: without the code shipped, or without niceness
+    0 for the workers, it says so (the matches would run the workers' installed arena, or
+    at Ray's niceness 15)."""
+    from types import SimpleNamespace
+
+    from structlog.testing import capture_logs
+
+    import arena.league.cluster as cluster_mod
+
+    def fake_ray(runtime_env: dict[str, object]) -> SimpleNamespace:
+        return SimpleNamespace(
+            is_initialized=lambda: True, get_runtime_context=lambda: SimpleNamespace(runtime_env=runtime_env),
+            put=lambda data: object(), nodes=lambda: [{"Alive": True, "NodeID": "n1", "Resources": {"CPU": 8.0}}],
+            shutdown=lambda: pytest.fail("a connection the caller made is left open"))
+
+    config = load_league(league(tmp_path, "[cluster]"))
+    for runtime_env, expected in (
+            ({}, {"cluster.code_not_shipped", "cluster.niceness"}),
+            ({"py_modules": ["x"], "env_vars": {"RAY_worker_niceness": "0"}}, set()),
+            ({"py_modules": ["x"], "env_vars": {"OTHER": "1"}}, {"cluster.niceness"})):
+        monkeypatch.setattr(cluster_mod, "import_ray", lambda env=runtime_env: fake_ray(env))
+        with capture_logs() as logs, cluster_mod.open_cluster(config) as cluster:
+            assert cluster.capacity(cluster.nodes()) == 1  # 8 CPUs: one match of 5 (4 bots, a referee)
+        assert {e["event"] for e in logs if e["log_level"] == "warning"} == expected, logs
