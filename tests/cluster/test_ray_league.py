@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import random
 import signal
 import socket
 import subprocess
@@ -88,13 +89,29 @@ def results(out: Path) -> dict[str, Any]:
     return {r["match_id"]: untimed(r) for r in recs}
 
 
+def _client_port() -> int:
+    """A free port for Ray Client (the head's client server), outside the range the
+    kernel hands out for port 0: the head takes its own ports from there, and a port
+    found free by binding port 0 and released is the one the next such bind gets (seen
+    in CI: the GCS took the client server's port, which then failed to start). Ray's
+    workers use 10002-19999."""
+    rng = random.Random()
+    for _ in range(100):
+        port = rng.randrange(20000, 30000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port in 20000-29999")
+
+
 class HostedCluster:
     """A cluster run by ``cluster_host.py`` in a process of its own (why: its docstring)."""
 
     def __init__(self, nodes: int, cpus: int) -> None:
-        with socket.socket() as s:  # a free port for Ray Client (the head's client server)
-            s.bind(("127.0.0.1", 0))
-            self.client_port: int = s.getsockname()[1]
+        self.client_port = _client_port()
         self.proc = subprocess.Popen([sys.executable, str(HERE / "cluster_host.py"), str(nodes), str(cpus),
                                       str(self.client_port)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
