@@ -64,7 +64,6 @@ from mus_sdk import (
     Action,
     ActionKind,
     Bot,
-    Card,
     EventKind,
     HandResult,
     MatchEnd,
@@ -248,8 +247,6 @@ class SearchBot(Bot):
         default_ms = DEFAULT_MS if self.samples is None else DEFAULT_CAP_MS
         self.ms = ms if ms is not None else float(env_ms) if env_ms else default_ms
         self._policy: JsPolicy | None = None
-        self._hand = -1
-        self._thrown: list[Card] = []
         self.decisions = 0
         self.searched = 0
         self.seconds = 0.0
@@ -277,8 +274,6 @@ class SearchBot(Bot):
 
     def decide(self, obs: Observation) -> Action:
         start = time.perf_counter()
-        if obs.hand != self._hand:
-            self._hand, self._thrown = obs.hand, []
         policy = self.policy(obs.rules.kings)
         action = policy.decide(obs)
         self._last = obs
@@ -287,8 +282,6 @@ class SearchBot(Bot):
             if len(candidates) > 1:
                 action = self._search(obs, candidates, start)
                 self.searched += 1
-        if action.kind is ActionKind.DISCARD:
-            self._thrown.extend(action.cards)
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
@@ -417,7 +410,7 @@ class SearchBot(Bot):
         not the model). Draws stop at ``want`` kept, :data:`DRAWS_PER_SAMPLE` times
         ``want`` draws, or ``deadline``."""
         try:
-            sampler = StateSampler(obs, self._thrown)
+            sampler = StateSampler(obs)  # its own discards: obs.own_discards
         except SamplingError:
             return []
         rng = self.rng
