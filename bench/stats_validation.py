@@ -1,6 +1,6 @@
 """Can the league's statistics be trusted? Two measurements anyone can re-run.
 
-    python bench/stats_validation.py [--deals 500] [--leagues 200] [--jobs 2] [--seed 1]
+    python bench/stats_validation.py [--deals 500] [--leagues 500] [--jobs 2] [--seed 1]
 
 (a) **What duplicate deals buy.** For each pair of bots (A, B), ``--deals`` deals are
     played twice in this process (SDK bots through :class:`InProcessBot`, no gRPC): A at
@@ -47,7 +47,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from _machine import machine  # noqa: E402
 from mus_sdk import Bot, Decision, MatchInfo, Observation  # noqa: E402
-from strength import load_bot_class  # noqa: E402
+from strength import load_bot_class as _load  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
 from arena.league.standings import compute_standings, effective_stones  # noqa: E402
@@ -69,10 +69,19 @@ team is rulebot and random partners: half its choices are card-aware, half not.
 ``noisy`` is rulebot playing a random legal action one decision in ten
 (:data:`NOISE`): card-aware like a real bot, not deterministic like rulebot."""
 NOISE = 0.1
+
+
+def load_bot_class(directory: Path) -> type[Bot]:
+    """The SDK ``Bot`` class of a bundled Python bot (every bot of :data:`PAIRINGS` is one)."""
+    cls = _load(directory)
+    if cls is None:
+        raise SystemExit(f"{directory}: no Python SDK bot")
+    return cls
 SIZES = (2, 4, 10, 20)
 ENTRIES = "abcd"
-SPLIT_GRID = (0.5, 0.75, 0.9)
-"""Synthetic probabilities that a duplicate pair between equals splits (0.5: independent twins)."""
+SPLIT_GRID = (0.3, 0.5, 0.75, 0.9)
+"""Synthetic probabilities that a duplicate pair between equals splits (0.5: independent twins;
+0.3: twins that agree, as when a bot's own choices win or lose a deal whichever side it plays)."""
 
 
 class NoisyBot(Bot):
@@ -281,7 +290,7 @@ def part_b(played: dict[str, list[tuple[Played, Played]]], leagues: int, seed: i
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=int, default=500, help="deals (twin pairs) per bot pairing in (a)")
-    ap.add_argument("--leagues", type=int, default=200, help="self-play leagues per design and size in (b)")
+    ap.add_argument("--leagues", type=int, default=500, help="self-play leagues per design and size in (b)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes playing (a)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()

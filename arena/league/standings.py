@@ -5,22 +5,26 @@ alike, and P(entry A wins a match against B) = 1 / (1 + 10^((R_B - R_A) / 400)).
 A mixed pair is rated on its own results: its two bots do not share their conventions,
 so it is not the mean of its members (rated that way, a pair of the league's only two
 bots was always 1500, whatever it did). Ratings are the maximum of the likelihood times
-a weak prior (every entry also drew one virtual match against a 0-rated opponent, which
-keeps an undefeated entry finite), shown as Elo-like numbers centred on 1500.
+a prior: every entry also played :data:`PRIOR_MATCHES` virtual matches against a
+0-rated opponent, winning half (two wins and two losses), which keeps an undefeated
+entry finite and small samples modest. They are shown as Elo-like numbers centred on 1500.
 
-The 95% interval is the normal approximation of that posterior (Laplace): rating ±
-1.96 standard errors, the errors from the inverse of the log-posterior's curvature at
-its maximum. It cannot be falsely precise: a decided match adds at most 1/4 to the
-curvature, so the interval narrows no faster than a binomial proportion's, and the
-curvature shrinks as results get one-sided, so a perfect score widens the interval
-instead of collapsing it (2 wins out of 2 in a two-entry league: 1676, 1367–1985; a
-bootstrap of the matches gave 1676–1676, as every resample of 2 wins is 2 wins).
+The 95% interval is a **profile likelihood** interval: the ratings at which the best
+log posterior with that entry's rating held fixed (every other rating free) lies
+z²/2 below the maximum. Unlike the normal approximation (rating ± 1.96 standard errors
+from the curvature at the maximum, used before), it follows the posterior's shape: a
+perfect score's likelihood keeps rising, ever more slowly, toward higher ratings, so
+its interval reaches far up and not far down, and a record unlikely enough between
+equals excludes 1500 (6 wins of 6 do; the normal approximation saw a flat top there and
+an interval wide on both sides, which held 1500 in 99.5% of four-entry self-play
+leagues at 2 matches per pairing where 95% was meant: now 96.9%, exactly).
+
 In a duplicate league the unit is the **deal pair**: the two twins of a deal (the same
 cards, the teams exchanging seats) are not independent. When the cards decide, twins
 split, and the pair's result varies less than two independent matches' would; when a
 bot wins some deals whichever side it plays, they agree, and it varies more. The
-ratings are fitted on the matches as before, and the data's share of the curvature is
-divided by the league's **dispersion** of pair results (quasi-likelihood), estimated
+ratings are fitted on the matches as before, and the interval's z²/2 is multiplied by
+the league's **dispersion** of pair results (quasi-likelihood), estimated
 from how often twins split against how often independent twins would, and shrunk toward
 1 by a prior worth :data:`DISPERSION_PRIOR_SPLITS` expected splits, so that a handful of
 pairs cannot claim a precision they have not shown (:func:`pair_dispersion`;
@@ -41,7 +45,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,6 +57,14 @@ DISPERSION_PRIOR_SPLITS = 4.0
 expected under independence (two equal entries expect one per two pairs): with few
 pairs the interval stays near that of independent matches; with many, the observed
 dispersion wins (0.54 after 100 pairs of equals that split three times in four)."""
+PRIOR_MATCHES = 4.0
+"""Virtual matches (half won, half lost) each entry played against a 0-rated opponent:
+two wins and two losses, as the Agresti–Coull interval adds two successes and two
+failures to a proportion. One virtual match (half a win, half a loss), the normal
+approximation's prior, was too weak for the likelihood interval: between two equal
+entries it excluded 1500 after 4 wins of 4 (which happen 1 time in 8), so its coverage
+fell to 87.5% at 4 matches; with four it stays at 93% or more for every number of
+matches from 2 to 20 (tests/league/test_standings_intervals.py)."""
 SCALE = 400.0 / math.log(10.0)
 """Elo points per natural log-odds unit."""
 Z95 = 1.959963984540054
@@ -147,14 +159,16 @@ Match = tuple[tuple[str, ...], tuple[str, ...], float]
 
 @dataclass(frozen=True)
 class RatingFit:
-    """Ratings in natural log-odds units, centred on their mean, with their standard errors."""
+    """Ratings in natural log-odds units, centred on their mean, with their 95% intervals."""
 
     rating: dict[str, float]
-    stderr: dict[str, float]
+    low: dict[str, float]
+    """Each rating's lower 95% bound (profile likelihood; same units and centring)."""
+    high: dict[str, float]
     pairs: int = 0
     """Deal pairs (both twins decided) among the matches."""
     dispersion: float = 1.0
-    """The dispersion the errors were scaled by (1: matches independent)."""
+    """The dispersion the intervals were scaled by (1: matches independent)."""
 
 
 def _log_sigmoid(x: float) -> float:
@@ -166,42 +180,161 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
-def _cholesky_inverse(a: list[list[float]]) -> list[list[float]]:
-    """Inverse of a symmetric positive definite matrix (the prior makes the negated
-    Hessian one: its diagonal gets at least the prior's curvature)."""
+def _cholesky(a: list[list[float]]) -> list[list[float]]:
+    """Lower factor of a symmetric positive definite matrix (the prior makes every
+    negated Hessian here one: its diagonal gets at least the prior's curvature)."""
     n = len(a)
     low = [[0.0] * n for _ in range(n)]
     for i in range(n):
         for j in range(i + 1):
             s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
             low[i][j] = math.sqrt(max(s, 1e-300)) if i == j else s / low[j][j]
-    inv = [[0.0] * n for _ in range(n)]
-    for col in range(n):
-        # Solve L y = e_col, then Lᵀ x = y.
-        y = [0.0] * n
-        for i in range(n):
-            y[i] = ((1.0 if i == col else 0.0) - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
-        x = [0.0] * n
-        for i in reversed(range(n)):
-            x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-        for i in range(n):
-            inv[i][col] = x[i]
-    return inv
+    return low
+
+
+def _cholesky_solve(low: list[list[float]], b: Sequence[float]) -> list[float]:
+    """x with L Lᵀ x = b."""
+    n = len(b)
+    y = [0.0] * n
+    for i in range(n):
+        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+    return x
+
+
+_Groups = Sequence[tuple[tuple[tuple[int, float], ...], tuple[float, float]]]
+"""Matches pooled by pair of teams: (each player's weight in the difference, (wins, count))."""
+
+
+def _log_posterior(r: Sequence[float], groups: _Groups) -> float:
+    total = PRIOR_MATCHES * sum(0.5 * (_log_sigmoid(x) + _log_sigmoid(-x)) for x in r)  # the virtual draws
+    for items, (wins, count) in groups:
+        d = sum(r[i] * v for i, v in items)
+        total += wins * _log_sigmoid(d) + (count - wins) * _log_sigmoid(-d)
+    return total
+
+
+def _derivatives(r: Sequence[float], groups: _Groups) -> tuple[list[float], list[list[float]]]:
+    """Gradient and negated Hessian of the log posterior."""
+    k = len(r)
+    grad = [PRIOR_MATCHES * (0.5 - _sigmoid(x)) for x in r]
+    info = [[0.0] * k for _ in range(k)]
+    for i, x in enumerate(r):
+        p = _sigmoid(x)
+        info[i][i] = PRIOR_MATCHES * p * (1.0 - p)
+    for items, (wins, count) in groups:
+        d = sum(r[i] * v for i, v in items)
+        p = _sigmoid(d)
+        w = count * p * (1.0 - p)
+        for i, vi in items:
+            grad[i] += vi * (wins - count * p)
+            for j, vj in items:
+                info[i][j] += w * vi * vj
+    return grad, info
+
+
+def _climb(u: list[float], expand: Callable[[Sequence[float]], list[float]],
+           reduce: Callable[[list[float], list[list[float]]], tuple[list[float], list[list[float]]]],
+           groups: _Groups, iterations: int) -> tuple[list[float], float]:
+    """Maximise the log posterior at ``expand(u)`` over ``u`` by damped Newton steps (each
+    halved until the posterior does not fall: it is concave, so this converges whatever
+    the data). ``reduce`` maps the gradient and negated Hessian in r to those in u."""
+    current = _log_posterior(expand(u), groups)
+    for _ in range(iterations):
+        if not u:
+            break
+        grad, info = reduce(*_derivatives(expand(u), groups))
+        step = _cholesky_solve(_cholesky(info), grad)
+        if sum(g * x for g, x in zip(grad, step, strict=True)) < 1e-12 * (1.0 + abs(current)):
+            break  # at the top: the step would gain less than the sum's rounding can show
+        t = 1.0
+        while True:
+            cand = [x + t * s for x, s in zip(u, step, strict=True)]
+            value = _log_posterior(expand(cand), groups)
+            if value >= current or t < 1e-9:
+                break
+            t /= 2
+        moved = max(abs(t * s) for s in step)
+        u, current = cand, value
+        if moved < 1e-10:
+            break
+    return u, current
+
+
+def _profile_bounds(r_hat: list[float], top: float, groups: _Groups, i: int, crit: float,
+                    guess: float, iterations: int) -> tuple[float, float]:
+    """The two centred ratings c of player ``i`` at which the profile log posterior (its
+    maximum over the other ratings with r_i − mean(r) = c) lies ``crit`` below the top.
+
+    The profile is concave in c and its slope is known (envelope theorem: the gradient's
+    i-th component times k/(k − 1)), so Newton's method from either side converges
+    monotonically once past the root. ``guess`` is a first distance from the maximum
+    (the normal approximation's half-width)."""
+    k = len(r_hat)
+    mean = sum(r_hat) / k
+    c_hat = r_hat[i] - mean
+    others = [j for j in range(k) if j != i]
+    scale = k / (k - 1)
+
+    def make(c: float) -> Callable[[Sequence[float]], list[float]]:
+        def expand(u: Sequence[float]) -> list[float]:
+            r = [0.0] * k
+            for j, x in zip(others, u, strict=True):
+                r[j] = x
+            r[i] = (k * c + sum(u)) / (k - 1)  # so that r_i − mean(r) = c
+            return r
+        return expand
+
+    def reduce(g: list[float], h: list[list[float]]) -> tuple[list[float], list[list[float]]]:
+        # r = expand(u): ∂r_j/∂u_a = [j = others[a]] + [j = i] / (k − 1).
+        e = 1.0 / (k - 1)
+        gu = [g[j] + e * g[i] for j in others]
+        hu = [[h[a][b] + e * (h[a][i] + h[i][b]) + e * e * h[i][i] for b in others] for a in others]
+        return gu, hu
+
+    bounds = []
+    for side in (-1.0, 1.0):
+        u = [r_hat[j] for j in others]
+        c = c_hat + side * max(guess, 1e-3)
+        for _ in range(60):
+            u, value = _climb(u, make(c), reduce, groups, iterations)
+            gap = top - value - crit  # convex in c, rising away from c_hat
+            slope = -side * _derivatives(make(c)(u), groups)[0][i] * scale  # d(top − value)/d|c − c_hat|
+            if slope <= 1e-12:
+                c += side * max(abs(c - c_hat), 1.0)  # flat here: go further out
+                continue
+            step = gap / slope
+            c -= side * step
+            if side * (c - c_hat) <= 0:
+                c = c_hat + side * 1e-6  # never cross the maximum
+            if abs(step) < 1e-7:
+                break
+        bounds.append(c)
+    return bounds[0], bounds[1]
 
 
 def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations: int = 100,
                      clusters: Sequence[Hashable | None] | None = None) -> RatingFit:
-    """Posterior-mode ratings and their standard errors (natural log-odds units).
+    """Posterior-mode ratings and their 95% intervals (natural log-odds units).
 
     A team's strength is the mean of its members' ratings. Matches between the same
     teams are pooled (wins and count are all the likelihood needs), then damped Newton
-    steps climb the log posterior, which is concave: each step is halved until the
-    posterior does not fall, so the fit converges whatever the data.
+    steps climb the log posterior, which is concave.
+
+    The interval of a rating is a **profile likelihood** one: the centred ratings c at
+    which the best log posterior with that rating fixed (the others free) lies
+    z²/2 · dispersion below the maximum (z the normal's 97.5% point). Unlike rating ±
+    z standard errors it follows the posterior's shape: at a perfect score the
+    likelihood rises ever more slowly with the rating (the normal approximation then
+    saw a flat top and a wide interval around it), so the interval reaches far up
+    but not far down.
 
     ``clusters`` (one per match; None for a match on its own) names each match's deal
-    pair: two matches of one cluster between the same teams are twins, and the errors
-    come from the pairs' dispersion (:func:`pair_dispersion`); otherwise every match
-    counts as independent.
+    pair: two matches of one cluster between the same teams are twins, and the
+    intervals are scaled by the pairs' dispersion (:func:`pair_dispersion`, as the
+    deviance is in quasi-likelihood); otherwise every match counts as independent.
     """
     index = {n: i for i, n in enumerate(names)}
     k = len(names)
@@ -224,67 +357,30 @@ def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations:
         acc = pooled.setdefault(key, [0.0, 0.0])
         acc[0] += s
         acc[1] += 1.0
-    groups = sorted(pooled.items())
+    groups = [(key, (acc[0], acc[1])) for key, acc in sorted(pooled.items())]
 
-    def log_posterior(r: list[float]) -> float:
-        total = sum(0.5 * (_log_sigmoid(x) + _log_sigmoid(-x)) for x in r)  # the virtual draws
-        for items, (wins, count) in groups:
-            d = sum(r[i] * v for i, v in items)
-            total += wins * _log_sigmoid(d) + (count - wins) * _log_sigmoid(-d)
-        return total
+    def identity(g: list[float], h: list[list[float]]) -> tuple[list[float], list[list[float]]]:
+        return g, h
 
-    def derivatives(r: list[float]) -> tuple[list[float], list[list[float]]]:
-        """Gradient and negated Hessian of the log posterior."""
-        grad = [0.5 - _sigmoid(x) for x in r]
-        info = [[0.0] * k for _ in range(k)]
-        for i, x in enumerate(r):
-            p = _sigmoid(x)
-            info[i][i] = p * (1.0 - p)
-        for items, (wins, count) in groups:
-            d = sum(r[i] * v for i, v in items)
-            p = _sigmoid(d)
-            w = count * p * (1.0 - p)
-            for i, vi in items:
-                grad[i] += vi * (wins - count * p)
-                for j, vj in items:
-                    info[i][j] += w * vi * vj
-        return grad, info
-
-    r = [0.0] * k
-    current = log_posterior(r)
-    for _ in range(iterations):
-        grad, info = derivatives(r)
-        cov = _cholesky_inverse(info)
-        step = [sum(cov[i][j] * grad[j] for j in range(k)) for i in range(k)]
-        t = 1.0
-        while True:
-            cand = [x + t * s for x, s in zip(r, step, strict=True)]
-            value = log_posterior(cand)
-            if value >= current or t < 1e-9:
-                break
-            t /= 2
-        moved = max((abs(t * s) for s in step), default=0.0)
-        r, current = cand, value
-        if moved < 1e-10:
-            break
+    r, top = _climb([0.0] * k, list, identity, groups, iterations)
     pairs, dispersion = pair_dispersion(r, oriented, clusters, k)
-    _, info = derivatives(r)
-    if pairs:
-        # Only the pairs' share of the data's curvature is rescaled: the prior's and that
-        # of matches without a twin stay as they are.
-        for key, _ in _pair_members(oriented, clusters):
-            d = sum(r[i] * v for i, v in key)
-            w = _sigmoid(d) * (1.0 - _sigmoid(d)) * (1.0 / dispersion - 1.0)
-            for i, vi in key:
-                for j, vj in key:
-                    info[i][j] += w * vi * vj
-    cov = _cholesky_inverse(info) if k else []
     mean = sum(r) / k if k else 0.0
-    # Var(r_i − mean r) = C_ii − (2/k) Σ_j C_ij + (1/k²) Σ_jl C_jl.
+    rating = {n: r[i] - mean for n, i in index.items()}
+    if k < 2:
+        return RatingFit(rating, dict(rating), dict(rating), pairs, dispersion)
+    # The normal approximation's half-widths, as Newton's first guess for each bound.
+    cov = [_cholesky_solve(_cholesky(_derivatives(r, groups)[1]), [float(i == j) for j in range(k)])
+           for i in range(k)]
     row_sums = [sum(row) for row in cov]
     grand = sum(row_sums)
-    stderr = {n: math.sqrt(max(cov[i][i] - 2.0 * row_sums[i] / k + grand / (k * k), 0.0)) for n, i in index.items()}
-    return RatingFit({n: r[i] - mean for n, i in index.items()}, stderr, pairs, dispersion)
+    crit = Z95 * Z95 / 2.0 * dispersion
+    low: dict[str, float] = {}
+    high: dict[str, float] = {}
+    for n, i in index.items():
+        # Var(r_i − mean r) = C_ii − (2/k) Σ_j C_ij + (1/k²) Σ_jl C_jl.
+        se = math.sqrt(max(cov[i][i] - 2.0 * row_sums[i] / k + grand / (k * k), 0.0))
+        low[n], high[n] = _profile_bounds(r, top, groups, i, crit, Z95 * se * math.sqrt(dispersion), iterations)
+    return RatingFit(rating, low, high, pairs, dispersion)
 
 
 _Oriented = Sequence[tuple[tuple[tuple[int, float], ...], float]]
@@ -425,7 +521,6 @@ def compute_standings(
     for n in names:
         e = table[n]
         e.rating = 1500 + SCALE * fit.rating[n]
-        half = Z95 * SCALE * fit.stderr[n]
-        e.rating_low, e.rating_high = e.rating - half, e.rating + half
+        e.rating_low, e.rating_high = 1500 + SCALE * fit.low[n], 1500 + SCALE * fit.high[n]
     ordered = sorted(table.values(), key=lambda e: (-e.rating, -e.wins, e.name))
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion)

@@ -117,11 +117,17 @@ def test_counts_stones_faults_and_crosstable() -> None:
 
 
 def test_no_results() -> None:
-    """Nothing played: every entry at 1500, with an interval that says nothing is known yet."""
+    """Nothing played: every entry at 1500, with the prior's interval (two virtual wins and
+    two losses each against a 1500 opponent: ±250 with two entries), wider than any
+    interval after one decided match."""
     st = compute_standings(["a", "b"], PLAIN, [], seed=0)
+    one = compute_standings(["a", "b"], PLAIN, results("a", "b", 1, 0), seed=0)
+    widest_after_one = max(e.rating_high - e.rating_low for e in one.entries)
     for e in st.entries:
         assert e.rating == 1500 and e.matches == 0
-        assert e.rating_low < 1100 and e.rating_high > 1900
+        assert e.rating_low < 1260 and e.rating_high > 1740
+        assert e.rating_high - 1500 == pytest.approx(1500 - e.rating_low)
+        assert e.rating_high - e.rating_low > widest_after_one
 
 
 def test_confidence_interval_contains_the_rating() -> None:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.league.standings import Z95, compute_standings, effective_stones, fit_rating_model
+from arena.league.standings import compute_standings, effective_stones, fit_rating_model
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,13 +48,16 @@ def decided(a: str, b: str, wins: int, losses: int, start: int = 0) -> list[dict
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 10, 30, 100])
 def test_perfect_score_interval_does_not_collapse(n: int) -> None:
     """All wins: the bootstrap gave a zero-width interval (every resample is all wins);
-    the interval must stay finite, contain the rating and be wide."""
+    the interval must stay finite, contain the rating, and reach further toward the side
+    the results leave open (a perfect score says "better", not how much)."""
     st_ = compute_standings(["a", "b"], plain("ab"), decided("a", "b", n, 0))
     row = {e.name: e for e in st_.entries}
     for e in row.values():
         assert e.rating_low < e.rating < e.rating_high
-        assert e.rating_high - e.rating_low > 400, (n, e)
-    assert row["a"].rating > 1500 > row["b"].rating
+    a, b = row["a"], row["b"]
+    assert a.rating > 1500 > b.rating
+    assert a.rating_high - a.rating > a.rating - a.rating_low, (n, a)
+    assert b.rating - b.rating_low > b.rating_high - b.rating, (n, b)
     # Perfect scores widen the interval: a one-sided 30-0 is less precise than a 15-15.
     even = compute_standings(["a", "b"], plain("ab"), decided("a", "b", n, n)).entries[0]
     assert row["a"].rating_high - row["a"].rating_low > even.rating_high - even.rating_low
@@ -97,7 +100,7 @@ def test_self_play_coverage_of_two_entries_is_exact() -> None:
         cov = 0.0
         for k in range(n + 1):
             fit = fit_rating_model(["a", "b"], [(("a",), ("b",), 1.0)] * k + [(("a",), ("b",), 0.0)] * (n - k))
-            if abs(fit.rating["a"]) <= Z95 * fit.stderr["a"]:
+            if fit.low["a"] <= 0.0 <= fit.high["a"]:
                 cov += comb(n, k) / 2**n
         coverages.append(cov)
     assert min(coverages) >= 0.93, coverages
@@ -121,6 +124,26 @@ def test_self_play_coverage_of_a_round_robin() -> None:
                 inside += e.rating_low <= 1500 <= e.rating_high
                 total += 1
         assert inside / total >= 0.93, (per_pairing, inside / total)
+
+
+def test_self_play_coverage_of_a_round_robin_at_two_matches_is_in_range() -> None:
+    """Four equal entries, 2 matches per pairing, every outcome summed with its probability
+    (3^6 win counts, not sampled): the intervals hold 1500 with probability in [93%, 97%].
+    Each entry plays 6 matches, so this is the most an honest interval can do: excluding
+    1500 at 6–0 and 0–6 only (3.1% of records) gives 96.9%; the normal approximation's
+    interval, wide at perfect scores, held it 99.5% of the time."""
+    names = "abcd"
+    pairings = list(itertools.combinations(names, 2))
+    coverage = 0.0
+    for wins in itertools.product(range(3), repeat=len(pairings)):
+        weight = 1.0
+        matches = []
+        for (a, b), w in zip(pairings, wins, strict=True):
+            weight *= comb(2, w) / 4
+            matches += [((a,), (b,), 1.0)] * w + [((a,), (b,), 0.0)] * (2 - w)
+        fit = fit_rating_model(list(names), matches)
+        coverage += weight * sum(fit.low[n] <= 0.0 <= fit.high[n] for n in names) / len(names)
+    assert 0.93 <= coverage <= 0.97, coverage
 
 
 outcome = st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from([0, 1, None]))
@@ -149,11 +172,13 @@ def test_interval_properties(raw: list[tuple[int, int, int | None]], k: int) -> 
 
 def test_many_matches_give_a_narrow_interval_on_the_elo_scale() -> None:
     """Precision comes with data: 300-100 puts the difference near 400·log10(3) ≈ 191,
-    known within ±39 Elo points, so each entry (half the difference from 1500) within ±20."""
+    known within ±39 Elo points, so each entry (half the difference from 1500) within ±20;
+    with this much data the profile interval is all but symmetric (within 1.5 Elo)."""
     st_ = compute_standings(["a", "b"], plain("ab"), decided("a", "b", 300, 100))
     a, b = st_.entries
     assert a.rating - b.rating == pytest.approx(191, abs=3)
-    assert 18 < a.rating_high - a.rating < 22 and (a.rating_high - a.rating) == pytest.approx(a.rating - a.rating_low)
+    up, down = a.rating_high - a.rating, a.rating - a.rating_low
+    assert 18 < up < 22 and 18 < down < 22 and abs(up - down) < 1.5
 
 
 # --- stones ----------------------------------------------------------------------------------
