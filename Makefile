@@ -67,7 +67,7 @@ bench: setup-dev
 	$(PY) bench/protocol.py
 	$(PY) bench/protocol.py --load $$(nproc)
 	$(PY) bench/polling.py
-	$(PY) bench/strength.py
+	$(PY) bench/strength.py --bot bots/rulebot --against random --pairs 50 --out $$(mktemp -d)/strength.jsonl
 	$(PY) bench/league.py
 	$(PY) bench/cluster.py
 	$(PY) bench/report.py
