@@ -45,6 +45,10 @@ STEPS = (
 """The check's steps; a step keeps its number whether or not the steps before it apply
 (a bot at an address has no steps 1, 2 and 8), so that the numbers in the docs hold."""
 
+CHECK_MIN_HANDS = 8
+"""Hands step 6 plays at least (a match of one game to 40 between equal bots lasts about
+8 to 15), in up to :data:`CHECK_MAX_MATCHES` matches."""
+CHECK_MAX_MATCHES = 4
 STDERR_TAIL_LINES = 10
 """The last lines of a failing bot's stderr the check shows (after the first ten)."""
 
@@ -238,21 +242,34 @@ class _Check:
                 short = _streams_at_once(players, self.decision_ms)
                 if short:
                     return self.step(6, False, short)
-            # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-            result = play_match(cast(Sequence[Player], players), MatchConfig(
-                rules=Rules(games_to_win=1), seed=7, match_id="check-match", decision_ms=self.decision_ms,
-                time_bank_ms=600_000, max_faults=1))
+            # A bot that ends its matches early (an órdago accepted in the first hand) would
+            # show little of its code in one match: matches are played, on new deals,
+            # until CHECK_MIN_HANDS hands or CHECK_MAX_MATCHES matches.
+            hands = decisions = played = 0
+            while True:
+                # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
+                result = play_match(cast(Sequence[Player], players), MatchConfig(
+                    rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
+                    decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1))
+                played += 1
+                hands += result.hands
+                decisions += sum(s.decisions for s in result.seats)
+                if (result.faults or result.reason is not EndReason.COMPLETED or hands >= CHECK_MIN_HANDS
+                        or played >= CHECK_MAX_MATCHES):
+                    break
         finally:
             for p in players[1:]:
                 _close(p)
         faults = result.faults
+        where = f" (match {played})" if played > 1 else ""
         if faults:
             culprit = players[faults[0].seat].process
-            return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}: {faults[0].detail}",
+            return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}{where}: {faults[0].detail}",
                              stderr_of=culprit if culprit is not None else bot.process)
         completed = result.reason is EndReason.COMPLETED
-        if not self.step(6, completed, f"{sum(s.decisions for s in result.seats)} decisions, {result.hands} hands"
-                         if completed else f"the match ended {result.reason}: {result.detail}"):
+        summary = (f"{decisions} decision{'s' * (decisions != 1)}, {hands} hand{'s' * (hands != 1)}"
+                   + (f" in {played} matches" if played > 1 else ""))
+        if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True
         return self.step(7, alive and bot.ended_cleanly,

@@ -126,3 +126,29 @@ def test_a_bot_at_an_address_serving_four_streams_passes(random_bot_at_address: 
     steps = [int(m.group(1)) for m in re.finditer(r"^\[PASS\] (\d+)\.", r.stdout, re.M)]
     assert steps == [3, 4, 5, 6, 7], r.stdout  # the numbers of the docs; 1, 2 and 8 do not apply
     assert r.stdout.splitlines()[-1] == "5 passed, 0 failed"
+
+
+def test_a_bug_behind_early_ordagos_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot whose first matches end in their first lance (órdago, accepted) and whose
+    chica is broken: one match of one hand passes it (the check as it was); the check
+    plays on, on new deals, until 8 hands or 4 matches, and finds the illegal answer."""
+    bot = REPO / "tests" / "cli" / "bots" / "grande_only"
+    result = invoke("check", bot)
+    assert result.exit_code == 1, result.output
+    fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
+    assert fail == ["[FAIL] 6. answers only legal actions across a full match: illegal_action at S0 (match 3): "
+                    "quiero is not legal (legal: paso, envido 2..∞, ordago)"], result.output
+    monkeypatch.setattr("arena.check.CHECK_MIN_HANDS", 1)
+    single = invoke("check", bot)
+    assert single.exit_code == 0, single.output
+    assert "[PASS] 6. answers only legal actions across a full match: 3 decisions, 1 hand\n" in single.output
+
+
+def test_a_sound_bot_plays_at_least_eight_hands() -> None:
+    result = invoke("check", RANDOM_BOT)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("[PASS] 6."))
+    found = re.search(r": (\d+) decisions, (\d+) hands(?: in (\d+) matches)?$", line)
+    assert found, line
+    hands, matches = int(found.group(2)), int(found.group(3) or 1)
+    assert hands >= 8 or matches == 4, line
