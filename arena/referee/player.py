@@ -46,7 +46,8 @@ class EndReason(enum.StrEnum):
     FORFEIT = "forfeit"
     """A team's seat reached ``max_faults`` faults, or its bot did not start."""
     ABORTED = "aborted"
-    """Stopped after ``max_hands`` hands, or neither team's bots started."""
+    """Stopped after ``max_hands`` hands or ``max_decisions_per_hand`` decisions in one
+    hand, or neither team's bots started."""
 
 
 class BotFault(Exception):

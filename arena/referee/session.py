@@ -82,6 +82,11 @@ class MatchConfig:
     first_dealer: int | None = None
     max_hands: int = 10_000
     """Guard against matches that never end (random bets can go on for long)."""
+    max_decisions_per_hand: int = 1_000
+    """Guard against a hand that never ends: when all four seats keep asking for mus, the
+    rules (without ``max_mus_rounds``) let the discards go round for ever, reshuffling.
+    A hand of bots that cut the mus takes a few dozen decisions; at this limit the
+    match is aborted, as at ``max_hands``."""
     prepare_ahead: bool = True
     """Whether drivers build the next request while a bot thinks (see "Pipelining" in
     :mod:`arena.referee.session`); it never changes what happens, only the time."""
@@ -432,6 +437,13 @@ class MatchSession:
                 return
             if state.hand_no >= self.config.max_hands:
                 self._detail = f"stopped after {self.config.max_hands} hands"
+                self._turn = None
+                return
+            if len(self._steps) >= self.config.max_decisions_per_hand:
+                self._detail = (f"stopped after {len(self._steps)} decisions in hand {state.hand_no + 1}, "
+                                f"{state.discard_round} rounds of discards: no seat cut the mus")
+                self._events.append(HandStopped(unfinished_hand_record(
+                    state, self._deal, self._steps, EndReason.ABORTED.value, self._detail)))
                 self._turn = None
                 return
             seat = state.to_act

@@ -1,0 +1,43 @@
+"""A hand in which no seat ever cuts the mus ends the match (aborted), logged and
+replayable, instead of discarding and reshuffling for ever: before the guard, four
+always-mus bots kept the referee, ``mus check`` and a league busy without end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.engine import Rules
+from arena.handlog import read_log
+from arena.league.runmatch import Seating, run_match
+from arena.referee.match import MatchConfig
+from arena.remote.manifest import load_manifest
+from arena.replay import verify
+
+ALWAYS_MUS = Path(__file__).resolve().parent / "bots" / "always_mus"
+
+
+def test_four_bots_that_never_cut_the_mus_are_stopped(tmp_path: Path) -> None:
+    spec = load_manifest(ALWAYS_MUS)
+    config = MatchConfig(rules=Rules(), seed=3, match_id="endless")
+    assert config.max_decisions_per_hand == 1000
+    outcome = run_match([spec] * 4, Seating(("a", "b", "a", "b")), config, tmp_path)
+    result = outcome.result
+    assert result.reason == "aborted" and result.winner_team is None and result.hands == 0
+    assert result.detail == "stopped after 1000 decisions in hand 1, 125 rounds of discards: no seat cut the mus"
+    assert result.faults == []  # every answer was legal: the guard is the referee's, not a fault
+    log = read_log(outcome.log_path)
+    (hand,) = log.hands
+    assert hand["finished"] is False and len(hand["steps"]) == 1000
+    assert hand["stopped"]["reason"] == "aborted"
+    assert verify(log) == []
+
+
+def test_mus_check_says_why(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["check", str(ALWAYS_MUS)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 1, result.output
+    fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
+    assert fail == ["[FAIL] 6. answers only legal actions across a full match: the match ended aborted: "
+                    "stopped after 1000 decisions in hand 1, 125 rounds of discards: no seat cut the mus"], fail
