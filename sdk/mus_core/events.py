@@ -25,6 +25,11 @@ class Lance(enum.IntEnum):
     PUNTO = 4
     """Highest total, played instead of juego when nobody has juego."""
 
+    def __str__(self) -> str:
+        """The lance's name, ``grande`` … ``punto`` (so that ``f"{obs.lance}"`` reads as the
+        game does; an IntEnum would print its number). ``int(lance)`` is still the order."""
+        return self.name.lower()
+
 
 class Phase(enum.IntEnum):
     """What the state is waiting for."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import pickle
 
 import pytest
@@ -409,3 +410,14 @@ def test_enum_mapping_is_position_plus_one() -> None:
                 continue
             assert cv.enum_to_proto(member) == number
             assert cv.enum_from_proto(sdk_enum, number) is member
+
+
+def test_a_lance_prints_as_its_name_and_stays_an_int() -> None:
+    """A bot author's ``print(f"{obs.lance}")`` read ``0``: an IntEnum formats as its
+    number. It reads ``grande`` now; the order, JSON and ``:d`` are still the number's."""
+    from mus_sdk import Lance
+
+    assert [f"{lance}" for lance in Lance] == ["grande", "chica", "pares", "juego", "punto"]
+    assert str(Lance.JUEGO) == "juego" and f"{Lance.JUEGO:d}" == "3" and int(Lance.JUEGO) == 3
+    assert json.dumps([Lance.GRANDE, Lance.PUNTO]) == "[0, 4]"
+    assert Lance.CHICA < Lance.PARES
