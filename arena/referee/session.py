@@ -83,10 +83,11 @@ class MatchConfig:
     max_hands: int = 10_000
     """Guard against matches that never end (random bets can go on for long)."""
     max_decisions_per_hand: int = 1_000
-    """Guard against a hand that never ends: when all four seats keep asking for mus, the
-    rules (without ``max_mus_rounds``) let the discards go round for ever, reshuffling.
-    A hand of bots that cut the mus takes a few dozen decisions; at this limit the
-    match is aborted, as at ``max_hands``."""
+    """Guard against a hand that never ends. The rules allow two: all four seats keep
+    asking for mus (without ``max_mus_rounds`` the discards go round for ever,
+    reshuffling), or every answer to a bet is a raise (without ``max_stake`` the stake
+    grows for ever). A hand of other bots takes a few dozen decisions; at this limit
+    the match is aborted, as at ``max_hands``."""
     prepare_ahead: bool = True
     """Whether drivers build the next request while a bot thinks (see "Pipelining" in
     :mod:`arena.referee.session`); it never changes what happens, only the time."""
@@ -440,8 +441,11 @@ class MatchSession:
                 self._turn = None
                 return
             if len(self._steps) >= self.config.max_decisions_per_hand:
-                self._detail = (f"stopped after {len(self._steps)} decisions in hand {state.hand_no + 1}, "
-                                f"{state.discard_round} rounds of discards: no seat cut the mus")
+                lance, bet = state.current_lance, state.bet
+                why = (f"the betting on {lance} never ended (stake {bet.stake if bet else 0}): every answer raised"
+                       if lance is not None else
+                       f"{state.discard_round} rounds of discards: no seat cut the mus")
+                self._detail = f"stopped after {len(self._steps)} decisions in hand {state.hand_no + 1}, {why}"
                 self._events.append(HandStopped(unfinished_hand_record(
                     state, self._deal, self._steps, EndReason.ABORTED.value, self._detail)))
                 self._turn = None

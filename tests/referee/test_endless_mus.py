@@ -1,18 +1,21 @@
-"""A hand in which no seat ever cuts the mus ends the match (aborted), logged and
-replayable, instead of discarding and reshuffling for ever: before the guard, four
-always-mus bots kept the referee, ``mus check`` and a league busy without end."""
+"""A hand that would never end ends the match (aborted), logged and replayable: before the
+guard, four always-mus bots discarded and reshuffled for ever, and two teams that raise
+every bet raised for ever, keeping the referee, ``mus check`` and a league busy."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+from mus_sdk import NO_MUS, Action, Bot, Observation
 from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.engine import Rules
 from arena.handlog import read_log
 from arena.league.runmatch import Seating, run_match
-from arena.referee.match import MatchConfig
+from arena.players.inprocess import InProcessBot
+from arena.referee.match import MatchConfig, play_match
 from arena.remote.manifest import load_manifest
 from arena.replay import verify
 
@@ -41,3 +44,23 @@ def test_mus_check_says_why(tmp_path: Path) -> None:
     fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
     assert fail == ["[FAIL] 6. answers only legal actions across a full match: the match ended aborted: "
                     "stopped after 1000 decisions in hand 1, 125 rounds of discards: no seat cut the mus"], fail
+
+
+class _AlwaysRaise(Bot):
+    """Cuts the mus, then raises every bet by 2: without ``max_stake`` two teams of it
+    raise for ever."""
+
+    def decide(self, obs: Observation) -> Action:
+        legal = obs.legal_actions
+        if NO_MUS in legal:
+            return NO_MUS
+        raised = legal.envido(2)
+        return raised if raised is not None else legal.sample(random.Random(0))
+
+
+def test_a_raise_war_without_end_is_stopped_too() -> None:
+    result = play_match([InProcessBot(_AlwaysRaise()) for _ in range(4)],
+                        MatchConfig(rules=Rules(), seed=3, match_id="raises"))
+    assert result.reason == "aborted" and result.winner_team is None and result.faults == []
+    assert result.detail.startswith("stopped after 1000 decisions in hand 1, the betting on grande never ended (stake ")
+    assert result.detail.endswith("): every answer raised")
