@@ -71,6 +71,7 @@ bench: setup-dev
 	$(PY) bench/league.py
 	$(PY) bench/cluster.py
 	$(PY) bench/report.py
+	$(PY) bench/standings.py
 
 proto: setup-dev
 	$(PY) sdk/generate.py
