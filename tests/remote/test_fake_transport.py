@@ -146,10 +146,14 @@ def test_each_bad_answer_is_its_fault(make: Any, kind: FaultKind, words: str) ->
 
 
 def test_no_answer_is_a_timeout_and_a_late_one_is_dropped() -> None:
-    """A first answer 300 ms late, against a 100 ms deadline: a TIMEOUT, and the late
-    answer is discarded when it comes (no WRONG_REQUEST for it)."""
-    faults = _faulty(lambda r: Reply([decision(r.request_id, simple_action(r))], 0.3), decision_ms=100)
-    assert [(f.seat, f.kind) for f in faults] == [(0, FaultKind.TIMEOUT)]
+    """A first answer 600 ms late, against a 200 ms deadline: a TIMEOUT, and the late
+    answer is discarded when it comes (no WRONG_REQUEST for it). Only seat 0's faults
+    are asserted exactly: on a loaded CI machine the prompt fake bots of the other seats
+    have missed a deadline this short too (seat 2, once, under two busy loops), which
+    is the machine's doing, not the late answer's."""
+    faults = _faulty(lambda r: Reply([decision(r.request_id, simple_action(r))], 0.6), decision_ms=200)
+    assert [(f.seat, f.kind) for f in faults if f.seat == 0] == [(0, FaultKind.TIMEOUT)]
+    assert all(f.kind is FaultKind.TIMEOUT for f in faults), faults
 
 
 def test_a_flood_costs_the_stream() -> None:
