@@ -62,7 +62,7 @@ PRIOR_MATCHES = 4.0
 two wins and two losses, as the Agresti–Coull interval adds two successes and two
 failures to a proportion. One virtual match (half a win, half a loss), the normal
 approximation's prior, was too weak for the likelihood interval: between two equal
-entries it excluded 1500 after 4 wins of 4 (which happen 1 time in 8), so its coverage
+entries it excluded 1500 at 4–0 and 0–4 (which happen 1 time in 8), so its coverage
 fell to 87.5% at 4 matches; with four it stays at 93% or more for every number of
 matches from 2 to 20 (tests/league/test_standings_intervals.py)."""
 SCALE = 400.0 / math.log(10.0)
