@@ -113,9 +113,13 @@ def test_stops_reading_its_stream(spawn, pool) -> None:
     bot = spawn("deaf", MUS_TEST_AT="2", MUS_TEST_SKIP_HAND_ENDS="1")
     bot.write_timeout_s = 1.0
     played = play(pool.table(bot, 1), config(decision_ms=50, max_faults=0))
-    faults = played.result.faults
+    # The other seats' bots answer at once, but 50 ms is tight for a process on a loaded
+    # machine: one missed it in CI. Their faults can only be such timeouts; seat 1's are
+    # the ones this test is about.
+    others = [f for f in played.result.faults if f.seat != 1]
+    assert all(f.kind is FaultKind.TIMEOUT for f in others), others
+    faults = [f for f in played.result.faults if f.seat == 1]
     kinds = [f.kind for f in faults]
-    assert all(f.seat == 1 for f in faults)
     timeouts = kinds.index(FaultKind.CRASH)
     assert timeouts >= 2 and set(kinds[:timeouts]) == {FaultKind.TIMEOUT}
     assert set(kinds[timeouts:]) == {FaultKind.CRASH}, "once the blocked write is given up, the stream is dead"
