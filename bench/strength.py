@@ -44,6 +44,7 @@ from _machine import machine  # noqa: E402
 from mus_sdk import Bot  # noqa: E402
 
 from arena.engine import Rules  # noqa: E402
+from arena.league.standings import effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
@@ -81,16 +82,6 @@ def _players(directory: Path, seats: tuple[int, ...], seed: int, log_dir: Path) 
     return out
 
 
-def _adjusted_stones(result: Any, target: int) -> tuple[int, int]:
-    """Stones per team, a game won below the target credited with what its winner lacked."""
-    stones = list(result.stones)
-    for game in result.games:
-        winner, scores = game.get("winner"), game.get("scores")
-        if winner is not None and scores and scores[winner] < target:
-            stones[winner] += target - scores[winner]
-    return stones[0], stones[1]
-
-
 def play_pair(bot: str, opponent: str, pair: int, seed: int) -> list[dict[str, Any]]:
     """Both matches of deal pair ``pair`` (the bot on seats 0, 2, then on 1, 3)."""
     rules = Rules()
@@ -113,7 +104,7 @@ def play_pair(bot: str, opponent: str, pair: int, seed: int) -> list[dict[str, A
                 for p in remote:
                     p.close()
         team = bot_seats[0] % 2
-        stones = _adjusted_stones(result, rules.target_points)
+        stones = effective_stones(result.to_json(), rules.target_points) or result.stones
         searched = [getattr(seats[s], "bot", None) for s in bot_seats]
         stats = [(getattr(b, "decisions", 0), getattr(b, "seconds", 0.0), getattr(b, "playouts", 0)) for b in searched]
         out.append({
