@@ -289,9 +289,10 @@ class SearchBot(Bot):
     def trusted(self) -> bool:
         """Whether the opponent model has earned the search: the other team's betting
         actions checked so far (:meth:`on_hand_end`) are at least :data:`TRUST_SEEN`, and
-        the model took the same action as they did in :data:`TRUST_SHARE` of them. Until then, and against bots that play otherwise, the bot plays the
-        baseline: the search's gains against jsbot come from knowing how it answers,
-        and against another bot they would be losses."""
+        the model took the same action as they did in :data:`TRUST_SHARE` of them. Until
+        then, and against bots that play otherwise, the bot plays the baseline: the
+        search's gains against jsbot come from knowing how it answers, and against
+        another bot they would be losses."""
         return self.model_seen >= TRUST_SEEN and self.model_agreed >= TRUST_SHARE * self.model_seen
 
     def on_hand_end(self, summary: HandResult) -> None:
