@@ -28,7 +28,7 @@ from arena.referee.player import (
     Player,
 )
 from arena.referee.session import Faulted, MatchSession, Turn
-from arena.remote.client import RemoteBot
+from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
 
@@ -112,20 +112,6 @@ class _CheckedProcess(BotProcess):
         super().stop(grace_s)
 
 
-def _close(bot: RemoteBot) -> None:
-    """Close a bot, always to the end.
-
-    ``RemoteBot.close`` may raise ``CancelledError`` when a decision's deadline cancelled
-    a write: gRPC then cancels the whole call, its reader task ends "cancelled", and
-    waiting for that reader re-raises it (seen with ``--decision-ms 1``). The stream is
-    dropped by then, so a second ``close`` goes on to ``Shutdown`` and stopping the process.
-    """
-    try:
-        bot.close()
-    except asyncio.CancelledError:
-        bot.close()
-
-
 async def _decide_timed(bot: RemoteBot, turn: Turn) -> tuple[Decision, float]:
     """The bot's decision and the seconds it took; a fault raises :class:`BotFault`."""
     t0 = time.perf_counter()
@@ -148,7 +134,7 @@ def run_check(
             _ = (check.started() and check.answers_info() and check.first_decision() and check.full_match()
                  and check.shuts_down())
         finally:
-            _close(check.bot)
+            close_bots([check.bot])
         return check.results
 
 
@@ -258,8 +244,7 @@ class _Check:
                         or played >= CHECK_MAX_MATCHES):
                     break
         finally:
-            for p in players[1:]:
-                _close(p)
+            close_bots(players[1:])
         faults = result.faults
         where = f" (match {played})" if played > 1 else ""
         if faults:
@@ -489,7 +474,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
                 except subprocess.TimeoutExpired:
                     pass
         finally:
-            _close(bot)
+            close_bots([bot])
         _conclude(report, bot, process, broken)
     return report
 

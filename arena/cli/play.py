@@ -18,7 +18,7 @@ from arena.league.runner import SECRET_BITS
 from arena.players.human import HumanPlayer, LineReader
 from arena.referee.match import MatchConfig
 from arena.referee.player import Player
-from arena.remote.client import RemoteBot
+from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import BotStartError, stop_all_bots
 
@@ -82,13 +82,12 @@ def play(
     human = HumanPlayer(LineReader(sys.stdin), typer.echo, lambda text: typer.echo(text, nl=False))
     with contextlib.ExitStack() as stack:
         seated: list[Player] = []
+        stack.callback(lambda: close_bots(p for p in seated if isinstance(p, RemoteBot)))
         for s in range(n):
             if s == seat:
                 seated.append(human)
                 continue
-            bot = RemoteBot(placed[s], out / "bots", f"{mid}.s{s}")
-            stack.callback(bot.close)
-            seated.append(bot)
+            seated.append(RemoteBot(placed[s], out / "bots", f"{mid}.s{s}"))
         typer.echo("starting the bots…")
         for s, p in enumerate(seated):
             if isinstance(p, RemoteBot):

@@ -40,7 +40,7 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from arena.remote.client import RemoteBot
+from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest
 
 log = structlog.get_logger()
@@ -167,7 +167,7 @@ class ProcessPool:
                 return self._give(lease, seed)
             if lease.bot.is_dead():  # died while idle (killed from outside): replace it
                 self._idle.remove(lease)
-                self._stop(lease, "died while idle")
+                self._stop([(lease, "died while idle")])
             else:
                 why = "every idle process has played this deal"
         bot = RemoteBot(spec, self.log_dir, label, start_timeout_s=self.start_timeout_s,
@@ -185,49 +185,57 @@ class ProcessPool:
         return lease
 
     def release(self, lease: Lease, fault: str | None) -> None:
-        """Take back a process after its match. ``fault``: why it must not play again
-        (its seat faulted, its stream did not end cleanly, …), None after a clean match.
-        The process is stopped if ``fault``, if it is dead, if it has played
-        ``max_matches`` matches, or if it is of no more use (``useful``); otherwise it
-        is frozen and kept."""
+        """Take back a process after its match (:meth:`release_all` of one)."""
+        self.release_all([(lease, fault)])
+
+    def release_all(self, given: Sequence[tuple[Lease, str | None]]) -> None:
+        """Take back the processes of a match's seats. ``fault``: why a process must not
+        play again (its seat faulted, its stream did not end cleanly, …), None after a
+        clean match. A process is stopped if ``fault``, if it is dead, if it has played
+        ``max_matches`` matches, or if it is of no more use (``useful``); otherwise it is
+        frozen and kept. The processes to stop are stopped together: a bot that will not
+        exit delays the next match by one grace period, however many seats it held."""
         self._check_thread()
-        if fault is None and lease.bot.is_dead():
-            fault = "its process exited"
-        if fault is not None:
-            log.info("pool.replaced", process=lease.origin, matches=lease.matches, why=fault)
-            self._stop(lease, fault)
-            return
-        if lease.matches >= self.max_matches:
-            self._stop(lease, f"played {lease.matches} matches (the limit)")
-            return
-        if self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
-            self._stop(lease, "has played every deal its entry has left")
-            return
-        _signal_group(lease.bot, signal.SIGSTOP)
-        self._idle.append(lease)
+        doomed: list[tuple[Lease, str]] = []
+        for lease, fault in given:
+            if fault is None and lease.bot.is_dead():
+                fault = "its process exited"
+            if fault is not None:
+                log.info("pool.replaced", process=lease.origin, matches=lease.matches, why=fault)
+                doomed.append((lease, fault))
+            elif lease.matches >= self.max_matches:
+                doomed.append((lease, f"played {lease.matches} matches (the limit)"))
+            elif self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
+                doomed.append((lease, "has played every deal its entry has left"))
+            else:
+                _signal_group(lease.bot, signal.SIGSTOP)
+                self._idle.append(lease)
         while len(self._idle) > self.max_idle:
-            self._stop(self._idle.pop(0), "idle the longest, over the pool's limit")
+            doomed.append((self._idle.pop(0), "idle the longest, over the pool's limit"))
+        self._stop(doomed)
 
     def idle(self) -> int:
         """Processes kept, idle."""
         return len(self._idle)
 
     def close(self) -> None:
-        """Stop every idle process (the league ended, was interrupted, or failed)."""
+        """Stop every idle process, all at once (the league ended, was interrupted, or failed)."""
         self._check_thread()
-        while self._idle:
-            self._stop(self._idle.pop(), "the league ended")
+        doomed = [(lease, "the league ended") for lease in self._idle]
+        self._idle.clear()
+        self._stop(doomed)
 
     @staticmethod
-    def _stop(lease: Lease, why: str) -> None:
-        # Woken first: a stopped process would not answer Shutdown, and SIGTERM waits
-        # for a stopped process to be continued.
-        _signal_group(lease.bot, signal.SIGCONT)
-        log.debug("pool.stop", process=lease.origin, matches=lease.matches, why=why)
-        try:
-            lease.bot.close()
-        except Exception as exc:  # stopping one process must not stop the others'
-            log.warning("pool.stop_failed", process=lease.origin, error=repr(exc))
+    def _stop(doomed: Sequence[tuple[Lease, str]]) -> None:
+        for lease, why in doomed:
+            # Woken first: a stopped process would not answer Shutdown, and SIGTERM waits
+            # for a stopped process to be continued.
+            _signal_group(lease.bot, signal.SIGCONT)
+            log.debug("pool.stop", process=lease.origin, matches=lease.matches, why=why)
+        # Stopping one process must not stop the others' (nor wait for them).
+        by_bot = {id(lease.bot): lease for lease, _ in doomed}
+        for bot, exc in close_bots([lease.bot for lease, _ in doomed]):
+            log.warning("pool.stop_failed", process=by_bot[id(bot)].origin, error=repr(exc))
 
 
 def _signal_group(bot: RemoteBot, sig: signal.Signals) -> None:

@@ -20,7 +20,7 @@ from arena.handlog import HandLogWriter
 from arena.league.pool import Lease, ProcessPool, fresh_header
 from arena.referee.match import MatchConfig, MatchResult, play_match_async
 from arena.referee.player import EndReason, FaultRecord, Player
-from arena.remote.client import RemoteBot
+from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.process import BotStartError
 from arena.remote.sandbox import protections as sandbox_protections
@@ -173,23 +173,22 @@ class _Seats:
         self.processes: list[dict[str, Any] | None] = []  # seat -> how its process was obtained (the log's header)
         self.verdicts: dict[int, str | None] = {}  # seat -> why its pooled process must not play again (None: it may)
         self.start_errors: dict[int, str] = {}  # seat -> its BotStartError
+        self.fresh: list[RemoteBot] = []  # processes started for this match alone
 
     def start(self, specs: Sequence[BotSpec], bot_logs: Path, start_timeout_s: float) -> None:
         """Get a bot per seat and connect them all (every process starts at once)."""
+        self.stack.callback(self._finish)
         for seat, spec in enumerate(specs):
             label = f"{self.config.match_id}.s{seat}"
             if self.pool is not None and isinstance(spec, BotManifest) and not spec.fresh_process:
                 lease = self.leases[seat] = self.pool.acquire(self.seating.seats[seat], spec, self.config.seed,
                                                               label)
-                # Given back when the match is over, or stopped if it did not end cleanly
-                # (an exception leaves no verdict: stopped too).
-                self.stack.callback(_give_back, self.pool, lease, self.verdicts, seat)
                 bot = lease.bot
                 self.processes.append(lease.header())
             else:
                 bot = RemoteBot(spec, bot_logs, label, start_timeout_s=start_timeout_s,
                                 sandbox=self.sandbox)
-                self.stack.callback(bot.close)
+                self.fresh.append(bot)
                 why = ("fresh_process in its manifest" if isinstance(spec, BotManifest) and self.pool is not None
                        else "a process per match" if isinstance(spec, BotManifest) else "a bot at an address")
                 self.processes.append(fresh_header(why, label))
@@ -207,6 +206,17 @@ class _Seats:
             except BotStartError as exc:
                 self.start_errors[seat] = str(exc)
         _log_start_failures(self.config.match_id, specs, self.seating, self.start_errors)
+
+    def _finish(self) -> None:
+        """When the match is over (or failed): the pooled processes given back (an
+        exception leaves no verdict: stopped), the others stopped, all at once."""
+        try:
+            if self.pool is not None and self.leases:
+                self.pool.release_all([(lease, self.verdicts.get(seat, "the match did not finish"))
+                                       for seat, lease in self.leases.items()])
+        finally:
+            for bot, exc in close_bots(self.fresh):
+                log.warning("bot.stop_failed", match_id=self.config.match_id, bot=bot.name, error=repr(exc))
 
     def judge(self, result: MatchResult) -> None:
         """Whether each pooled process may play again, from how its match went."""
@@ -254,12 +264,6 @@ def _not_played(config: MatchConfig, start_errors: dict[int, str], start_error: 
         reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
         seats=[], detail=start_error.strip(),
     )
-
-
-def _give_back(pool: ProcessPool, lease: Lease, verdicts: dict[int, str | None], seat: int) -> None:
-    """Return a seat's pooled process when its match is over (an exception leaves no
-    verdict for the seat: its process is stopped)."""
-    pool.release(lease, verdicts.get(seat, "the match did not finish"))
 
 
 def _reuse_verdict(seat: int, bot: RemoteBot, result: MatchResult, start_errors: dict[int, str]) -> str | None:

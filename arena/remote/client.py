@@ -31,6 +31,8 @@ What a hostile bot cannot do (issue 14, points 7 and 8):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,13 @@ from arena.wire import convert as wire
 _PLAY_METHOD = "/mus.v1.BotService/Play"
 END_GRACE_S = 2.0
 """After the match end, how long a bot has to read everything and end its side of the stream."""
+SHUTDOWN_TIMEOUT_S = 1.0
+"""How long a bot has to answer ``Shutdown``."""
+SHUTDOWN_GRACE_S = 2.0
+"""How long a bot that answered ``Shutdown`` has to exit before SIGTERM (then SIGKILL)."""
+_STOPPER = ThreadPoolExecutor(max_workers=64, thread_name_prefix="mus-bot-stop")
+"""Where bot processes are waited for as they stop: many at once (:func:`close_bots`), so
+that n bots that will not exit cost one grace period, not n."""
 
 WRITE_TIMEOUT_S = 5.0
 """How long a write to a bot may stay blocked (HTTP/2 flow control: the bot does not read
@@ -244,9 +253,11 @@ class RemoteBot:
 
     async def _close(self) -> None:
         await self._end_stream()
+        agreed = False
         if self._stub is not None and self.process is not None and self.process.alive():
             try:
-                await self._stub.Shutdown(svc.ShutdownRequest(), timeout=1.0)
+                await self._stub.Shutdown(svc.ShutdownRequest(), timeout=SHUTDOWN_TIMEOUT_S)
+                agreed = True
             except (TimeoutError, grpc.RpcError):
                 pass
         if self._channel is not None:
@@ -254,7 +265,10 @@ class RemoteBot:
             self._channel = None
             self._stub = None
         if self.process is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.process.stop)
+            # A bot that answered Shutdown gets the grace period to exit; one that did not
+            # answer it (it hung, or refused) would only make the league wait longer.
+            grace = SHUTDOWN_GRACE_S if agreed else 0.0
+            await asyncio.get_running_loop().run_in_executor(_STOPPER, self.process.stop, grace)
 
     async def _end_stream(self) -> None:
         # A decision still waiting (the bot closed from inside the loop) keeps its
@@ -572,3 +586,34 @@ class RemoteBot:
     def is_dead(self) -> bool:
         """Whether the bot's process has exited (it is restarted before the next match)."""
         return self.process is not None and not self.process.alive()
+
+
+def close_bots(bots: Iterable[RemoteBot]) -> list[tuple[RemoteBot, BaseException]]:
+    """Close several bots at once (:meth:`RemoteBot.close` of each, side by side): a bot
+    that will not stop costs the others nothing, and n of them cost one grace period, not n
+    (a league's end, or a hostile entry's processes replaced after each match, no longer
+    waits for them in turn). Returns the bots whose close failed, with the error."""
+    todo = list(bots)
+    if not todo:
+        return []
+    loop = thread_loop()
+    if loop.is_running():  # called from inside a coroutine: schedule, don't block
+        for bot in todo:
+            loop.create_task(bot._close())
+        return []
+
+    async def all_of(bots: list[RemoteBot]) -> list[BaseException | None]:
+        return await asyncio.gather(*(bot._close() for bot in bots), return_exceptions=True)
+
+    failed = [(bot, exc) for bot, exc in zip(todo, loop.run_until_complete(all_of(todo)), strict=True)
+              if exc is not None]
+    # A close may end in CancelledError when a decision's deadline cancelled a write:
+    # gRPC then cancels the whole call, and waiting for its reader re-raises that (seen
+    # with 1 ms deadlines). The stream is dropped by then, so a second close goes on to
+    # Shutdown and stopping the process.
+    again = [bot for bot, exc in failed if isinstance(exc, asyncio.CancelledError)]
+    failed = [(bot, exc) for bot, exc in failed if not isinstance(exc, asyncio.CancelledError)]
+    if again:
+        failed += [(bot, exc) for bot, exc in zip(again, loop.run_until_complete(all_of(again)), strict=True)
+                   if exc is not None]
+    return failed

@@ -329,11 +329,20 @@ class _Registry:
     def stop_all(self) -> None:
         with self._lock:
             live = list(self._live)
-        for bot in live:
+
+        def stop(bot: BotProcess) -> None:
             try:
                 bot.stop(grace_s=0.2)
             except Exception:
                 pass
+
+        # Side by side: a bot that ignores SIGTERM holds the exit up by one second, not
+        # one second each.
+        threads = [threading.Thread(target=stop, args=(bot,), daemon=True) for bot in live]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
 
 
 _REGISTRY = _Registry()

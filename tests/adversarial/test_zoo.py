@@ -32,6 +32,7 @@ from adversarial_helpers import (
 from mus.v1 import game_pb2
 from remote_helpers import close_all, config, manifest, pid_alive, play, tagged_pids, wait_gone
 
+from arena.league.pool import ProcessPool
 from arena.league.runmatch import Seating, run_match
 from arena.referee.player import FaultKind
 from arena.remote.manifest import Limits
@@ -157,7 +158,8 @@ def test_flood_of_300_mib_is_drained_and_capped(spawn, pool) -> None:
 
 def test_bot_ignoring_sigterm_and_shutdown_is_killed(spawn, pool) -> None:
     """SIGTERM ignored and a Shutdown handler that never returns: Shutdown times out
-    (1 s), the grace period passes (2 s), SIGTERM does nothing (1 s), SIGKILL ends it."""
+    (1 s), SIGTERM follows at once (a bot that did not answer Shutdown gets no grace
+    period: it was 2 s) and does nothing (1 s), SIGKILL ends it."""
     bot = spawn("ignore_sigterm")
     played = play(pool.table(bot, 1), config())
     assert_completed(played)
@@ -165,8 +167,36 @@ def test_bot_ignoring_sigterm_and_shutdown_is_killed(spawn, pool) -> None:
     bot.close()
     took = time.monotonic() - t0
     assert bot.process.proc.returncode == -signal.SIGKILL
-    assert 3.0 < took < 6.0, took
+    assert 1.8 < took < 4.5, took
     assert "Shutdown? no." in log_text(bot, "stderr")
+
+
+def test_a_pool_stops_bots_that_ignore_sigterm_side_by_side(tag: str, log_dir: Path) -> None:
+    """A hostile entry's processes, each ignoring Shutdown and SIGTERM (2 s to kill), in
+    a league's process pool: four replaced after a faulty match, then four kept and
+    stopped at the league's end. Each batch is stopped at once, in about one bot's 2 s;
+    one after the other, as before, a batch took 16 s (4 s each), and a league with such
+    an entry waited that long after each of its matches and at its end."""
+    spec = manifest(ZOO, tag, MUS_ZOO_MODE="ignore_sigterm")
+    pool = ProcessPool(log_dir)
+    try:
+        for fault in ("it faulted in the match (timeout)", None):
+            leases = [pool.acquire("zoo", spec, seed, f"zoo{seed}") for seed in range(4)]
+            for lease in leases:
+                lease.bot.connect()
+            t0 = time.monotonic()
+            pool.release_all([(lease, fault) for lease in leases])
+            if fault is None:
+                assert pool.idle() == 4  # kept (frozen) after a clean match
+                t0 = time.monotonic()
+                pool.close()
+            took = time.monotonic() - t0
+            assert [lease.bot.process.proc.returncode for lease in leases] == [-signal.SIGKILL] * 4, fault
+            assert 1.8 < took < 6.0, (fault, took)
+            assert all("Shutdown? no." in log_text(lease.bot, "stderr") for lease in leases)
+    finally:
+        pool.close()
+    assert wait_gone(tag, timeout_s=3.0) == []
 
 
 # --------------------------------------------------------------------------- resources
