@@ -36,7 +36,6 @@ keeps one pool per worker thread and closes it in that thread.
 
 from __future__ import annotations
 
-import os
 import queue
 import signal
 import threading
@@ -239,44 +238,9 @@ class ProcessPool:
 
 
 def _signal_group(bot: RemoteBot, sig: signal.Signals) -> None:
-    """Send ``sig`` to ``bot``'s process, its process group (each bot process leads a
-    session of its own) and every process below it: under the strict sandbox the bot
-    runs in a new session inside bubblewrap, out of the group's reach."""
-    process = bot.process
-    proc = process.proc if process is not None else None
-    if proc is None or proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for pid in _descendants(proc.pid):
-        try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def _descendants(pid: int) -> list[int]:
-    """The processes below ``pid`` (Linux's ``/proc/PID/task/TID/children``; none
-    elsewhere)."""
-    out: list[int] = []
-    todo = [pid]
-    while todo and len(out) < 4096:  # a bound against a fork bomb's tree
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{tid}/children", encoding="ascii") as f:
-                    kids = [int(k) for k in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            out.extend(kids)
-            todo.extend(kids)
-    return out
+    """Send ``sig`` to every process of ``bot`` (:meth:`BotProcess.signal_tree`)."""
+    if bot.process is not None:
+        bot.process.signal_tree(sig)
 
 
 class PoolWorkers:

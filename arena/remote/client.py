@@ -31,6 +31,7 @@ What a hostile bot cannot do (issue 14, points 7 and 8):
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -138,6 +139,8 @@ class RemoteBot:
         self.ended_cleanly = False
         """Whether the last match's stream ended with the bot closing its side after
         reading everything (set by ``end_match``)."""
+        self._frozen = False
+        """Stopped (SIGSTOP) between its decisions: see :meth:`_freeze`."""
 
     @classmethod
     def over_channel(cls, channel: Any, info: svc.GetInfoResponse, spec: BotAddress, label: str = "") -> RemoteBot:
@@ -252,6 +255,7 @@ class RemoteBot:
             loop.run_until_complete(self._close())
 
     async def _close(self) -> None:
+        self._wake()
         await self._end_stream()
         agreed = False
         if self._stub is not None and self.process is not None and self.process.alive():
@@ -361,6 +365,7 @@ class RemoteBot:
             wire.match_start_pb(info.match_id, info.seat, info.rules, info.seat_names, info.decision_ms, info.time_bank_ms)
         )
         await self._write(msg)
+        self._freeze()
 
     def encode(self, turn: Turn) -> EncodedRequest:
         """The request for ``turn``, ready to :meth:`send` (it may never be sent: a
@@ -375,6 +380,7 @@ class RemoteBot:
         which the same task must await next). Never raises a fault: what went wrong is
         raised by :meth:`receive`. The deadline never cancels the write (see :meth:`_watch`)."""
         self._asked = turn
+        self._wake()  # before the clock starts: waking is the arena's time, not the bot's
         if self._stream_dead is not None or self._recv is None or self._loop is None or self._stalls is None:
             return
         now = self._loop.time()
@@ -439,6 +445,7 @@ class RemoteBot:
             raise self._timeout(request_id, turn.timing) from None
         finally:
             self._end_wait()
+            self._freeze()
 
     async def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
         """:meth:`send` then :meth:`receive` (the referee's ``Player`` protocol, for
@@ -446,6 +453,22 @@ class RemoteBot:
         turn = Turn(view.seat, request_id, view, timing)
         await self.send(turn, self.encode(turn))
         return await self.receive(turn)
+
+    def _freeze(self) -> None:
+        """Under the strict sandbox a bot process runs only while it is asked: it is
+        stopped (SIGSTOP, every process of it) after its match start and each of its
+        decisions, and woken (SIGCONT) for the next, for the match's end and to be
+        closed. So no bot can use the CPU while another decides (slowing it down), and
+        partners cannot signal each other by running at the same time (CPU load,
+        timing). What reaches a frozen bot (a hand's end) waits in its stream."""
+        if self.sandbox == "strict" and self.process is not None and not self._frozen:
+            self.process.signal_tree(signal.SIGSTOP)
+            self._frozen = True
+
+    def _wake(self) -> None:
+        if self._frozen and self.process is not None:
+            self.process.signal_tree(signal.SIGCONT)
+        self._frozen = False
 
     def _end_wait(self) -> None:
         """The decision's wait is over: its deadline no longer applies."""
@@ -565,6 +588,7 @@ class RemoteBot:
 
     async def end_match(self, info: MatchEndInfo) -> None:
         """Send the match end and close the stream."""
+        self._wake()
         if self._recv is not None:
             self._recv.ended = True  # the reader discards what comes from now on
         msg = svc.PlayRequest()
@@ -581,6 +605,7 @@ class RemoteBot:
         """
         if self._stub is None:
             raise RuntimeError("not connected")
+        self._wake()
         await self._stub.Shutdown(svc.ShutdownRequest(), timeout=timeout_s)
 
     def is_dead(self) -> bool:

@@ -281,6 +281,25 @@ class BotProcess:
         """Whether the process is still running."""
         return self.proc is not None and self.proc.poll() is None
 
+    def signal_tree(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the process, its process group (each bot process leads a
+        session of its own) and every process below it: under the strict sandbox the bot
+        runs in a new session inside bubblewrap, out of the group's reach. Used to freeze
+        (SIGSTOP) and wake (SIGCONT) a bot. A child forked between the listing and the
+        signal is missed: a bot that forks without pause can keep a process running."""
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for pid in descendants(proc.pid):
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def stop(self, grace_s: float = 2.0) -> None:
         """Stop the bot and every process of its group: wait ``grace_s`` (the client has
         sent ``Shutdown``), then SIGTERM, then SIGKILL. Safe to call more than once."""
@@ -309,6 +328,28 @@ class BotProcess:
         if self.confinement is not None:
             self.confinement.release()
         _REGISTRY.discard(self)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (Linux's ``/proc/PID/task/TID/children``; none
+    elsewhere)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo and len(out) < 4096:  # a bound against a fork bomb's tree
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children", encoding="ascii") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out.extend(kids)
+            todo.extend(kids)
+    return out
 
 
 class _Registry:

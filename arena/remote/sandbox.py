@@ -183,6 +183,8 @@ def protections(profile: str) -> dict[str, object]:
         "network_isolation": strict,
         "uid_per_bot": strict and root,
         "cgroups": strict and cgroups.available() is None,
+        # Stopped between its decisions (arena.remote.client.RemoteBot._freeze).
+        "frozen_between_decisions": profile == STRICT,
     }
 
 

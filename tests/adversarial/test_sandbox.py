@@ -176,6 +176,7 @@ def test_strict_sandbox_stops_every_attack(runner: Runner, jobs: int) -> None:
     header = json.loads((out / "logs" / str(results[0]["log"])).read_text().splitlines()[0])
     assert header["sandbox"]["profile"] == "strict" and header["sandbox"]["filesystem_isolation"] is True
     assert header["sandbox"]["uid_per_bot"] is (runner.uid == 0)
+    assert header["sandbox"]["frozen_between_decisions"] is True
 
 
 def test_default_profile_does_not_stop_the_attacker(runner: Runner) -> None:

@@ -27,6 +27,14 @@ The attacks (``MUS_ATTACK`` is a comma-separated list; all by default):
               under the address-space limit of one process, together over the bot's memory
 ``remote``    announce ``localhost.attacker.example:PORT`` instead of serving (a bot that
               wants the arena to connect to another machine)
+``ponder``    from its first decision on, a thread spins without end (a bot thinking on the
+              others' time, stealing the CPU of the seat that decides, or signalling its
+              partner through the load); each later decision reports how much CPU that
+              thread got between the end of the bot's previous decision and this one,
+              against the wall time between them: ``ATTACK {"attack": "ponder", "spun":
+              s, "waited": s}``
+
+``MUS_ATTACK_THINK_MS``: each decision first sleeps that long (an opponent that thinks).
 """
 
 from __future__ import annotations
@@ -232,14 +240,58 @@ def attack_escape() -> None:
     sys.stderr.flush()
 
 
+THINK_S = int(os.environ.get("MUS_ATTACK_THINK_MS") or 0) / 1000
+
+
+class Ponder:
+    """The ``ponder`` attack: a thread that spins, and the CPU it got while the bot waited."""
+
+    def __init__(self) -> None:
+        # The spinner holds the GIL in turns with the bot's own gRPC threads: switching
+        # often keeps what the bot spends on sending and reading (its own time) small
+        # beside what it would take from the others.
+        sys.setswitchinterval(0.0005)
+        spinner = threading.Thread(target=self._spin, daemon=True)
+        spinner.start()
+        assert spinner.ident is not None
+        self.clock = time.pthread_getcpuclockid(spinner.ident)
+        self.ended: tuple[float, float] | None = None  # (wall, spinner CPU) when the last decision ended
+
+    @staticmethod
+    def _spin() -> None:
+        n = 0
+        while True:
+            n += 1
+
+    def asked(self) -> None:
+        if self.ended is not None:
+            wall, cpu = self.ended
+            report("ponder", False, waited=time.monotonic() - wall, spun=time.clock_gettime(self.clock) - cpu)
+
+    def answered(self) -> None:
+        self.ended = (time.monotonic(), time.clock_gettime(self.clock))
+
+
 class Attacker(Bot):
     name = "attacker"
 
     def __init__(self) -> None:
         self.started = False
         self.socket_path = ""
+        self.ponder: Ponder | None = None
 
     def decide(self, obs: Observation) -> Action:
+        if self.ponder is not None:
+            self.ponder.asked()
+        elif "ponder" in ATTACKS:
+            self.ponder = Ponder()
+        time.sleep(THINK_S)
+        action = self._decide(obs)
+        if self.ponder is not None:
+            self.ponder.answered()
+        return action
+
+    def _decide(self, obs: Observation) -> Action:
         if not self.started:
             self.started = True
             report_runtime()
