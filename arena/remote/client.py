@@ -71,6 +71,7 @@ blocked past a decision's deadline makes that decision wait for it, up to this l
 once per match at most: a seat whose stream is dead is a CRASH at once."""
 
 _STOPPED_READING = "the bot stopped reading its stream"
+_CANCELLED_UNDER_WRITE = "stream cancelled during a write"
 
 
 class RemoteBot:
@@ -294,6 +295,10 @@ class RemoteBot:
                         await asyncio.wait_for(asyncio.shield(reader), END_GRACE_S)
                     # The bot read everything and closed its side: a clean end.
                     self.ended_cleanly = self._stream_dead == BOT_CLOSED
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # this task's cancellation, not gRPC's (a call cancelled under it)
             except Exception:
                 pass
             call.cancel()
@@ -330,9 +335,13 @@ class RemoteBot:
         try:
             await self._call.write(msg if isinstance(msg, bytes) else msg.SerializeToString())
         except asyncio.CancelledError:
+            if task.cancelling() == cancelling:
+                # Not this task's cancellation: gRPC's, the call being cancelled under
+                # the write (the reader cancels a flooded stream).
+                self._stream_dead = self._stream_dead or _CANCELLED_UNDER_WRITE
             # The watchdog gave the write up (the stream is marked dead), unless the
             # cancellation came from outside.
-            if not self._timed_out or task.uncancel() > cancelling:
+            elif not self._timed_out or task.uncancel() > cancelling:
                 raise
         except Exception as exc:
             self._stream_dead = self._stream_dead or f"stream broken on write: {type(exc).__name__}"
@@ -398,7 +407,11 @@ class RemoteBot:
         try:
             await self._call.write(request.data)
         except asyncio.CancelledError:
-            if not self._timed_out or task.uncancel() > self._cancelling:
+            if task.cancelling() == self._cancelling:
+                # gRPC's own, not this task's (as in _write): the stream is dead, and
+                # receive() says so.
+                self._stream_dead = self._stream_dead or _CANCELLED_UNDER_WRITE
+            elif not self._timed_out or task.uncancel() > self._cancelling:
                 self._end_wait()
                 raise
             # The deadline passed while the request was being written: receive() says so.

@@ -28,6 +28,9 @@ from mus.v1 import game_pb2 as pb
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress
 
+_CANCELLED = object()
+"""Queued by :meth:`FakeCall.cancel`: the read that takes it raises."""
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -132,8 +135,12 @@ class FakeCall:
             self._inbox.put_nowait(grpc.aio.EOF)
 
     async def read(self) -> Any:
-        """The bot's next message, or ``grpc.aio.EOF`` once it closed its side."""
-        return await self._inbox.get()
+        """The bot's next message, or ``grpc.aio.EOF`` once it closed its side; raises
+        as gRPC does once the stream is cancelled."""
+        item = await self._inbox.get()
+        if item is _CANCELLED:
+            raise grpc.aio.AioRpcError(grpc.StatusCode.CANCELLED, None, None, "the stream was cancelled")
+        return item
 
     async def done_writing(self) -> None:
         """The arena ended its side: the bot ends its own once its replies are out."""
@@ -142,7 +149,9 @@ class FakeCall:
             self._inbox.put_nowait(grpc.aio.EOF)
 
     def cancel(self) -> bool:
-        """Drop the stream."""
+        """Drop the stream (a read waiting, or the next one, raises)."""
+        if not self.cancelled:
+            self._inbox.put_nowait(_CANCELLED)
         self.cancelled = True
         return True
 

@@ -3,6 +3,7 @@ arena's whole decision path (session, driver, client, encoder, bytes) without a 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -154,6 +155,42 @@ def test_no_answer_is_a_timeout_and_a_late_one_is_dropped() -> None:
     faults = _faulty(lambda r: Reply([decision(r.request_id, simple_action(r))], 0.6), decision_ms=200)
     assert [(f.seat, f.kind) for f in faults if f.seat == 0] == [(0, FaultKind.TIMEOUT)]
     assert all(f.kind is FaultKind.TIMEOUT for f in faults), faults
+
+
+@pytest.mark.parametrize("at", [2, 3])
+def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: int) -> None:
+    """gRPC raises CancelledError from a write when the call is cancelled while the write
+    is in flight (the arena's reader cancels a flooded stream at any moment). That
+    CancelledError is not the match's: it used to escape ``play_match`` (seen once in a
+    300 MiB flood test), stopping the match with the referee's error. Now it marks the
+    stream dead: the seat's decisions from then on are CRASH faults and the match ends.
+    ``at``: the write that is cancelled (2: the first decision request; 3: a later one)."""
+    bot = fake_bot("cut", simple)
+    channel = bot.channel
+    make = channel.stream_stream
+
+    def cut_call(*args: Any, **kwargs: Any) -> Callable[[], Any]:
+        def new() -> Any:
+            call = make(*args, **kwargs)()
+            writes = [0]
+            write = call.write
+
+            async def cancelled_in_flight(data: bytes) -> None:
+                writes[0] += 1
+                if writes[0] == at:
+                    call.cancel()
+                    raise asyncio.CancelledError  # what grpc.aio raises for a locally cancelled call
+                await write(data)
+
+            call.write = cancelled_in_flight
+            return call
+        return new
+
+    channel.stream_stream = cut_call  # type: ignore[method-assign]
+    result, _ = _play([bot] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)], max_faults=3)
+    assert result.faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in result.faults), result.faults
+    assert "cancelled" in result.faults[0].detail.lower()
+    assert result.reason in ("completed", "forfeit")
 
 
 def test_a_flood_costs_the_stream() -> None:
