@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
 import typer
@@ -115,3 +118,21 @@ def console() -> Console:
     if sys.stdout.isatty():
         return Console()
     return Console(width=max(Console().width, 200))
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM stops the command as Ctrl-C does (``KeyboardInterrupt``): what is finished
+    is kept, the bots are stopped, the command says so and exits 130. A script's timeout
+    or a service manager gets the clean end a person at the terminal gets (SIGTERM's
+    default action killed the command without a word). The main thread only."""
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

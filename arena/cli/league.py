@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -22,6 +21,7 @@ from arena.cli.common import (
     protections_text,
     require_sandbox,
     seed_option,
+    sigterm_interrupts,
     standings_table,
     warn_given_seed,
 )
@@ -65,11 +65,6 @@ def cluster_address(given: str, config_address: str | None) -> str:
     if given:
         return given
     return os.environ.get("RAY_ADDRESS") or config_address or "local"
-
-
-def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM stops a league like Ctrl-C: finished matches are kept, bots are stopped."""
-    raise KeyboardInterrupt
 
 
 def league(
@@ -135,10 +130,8 @@ def league(
     stop = threading.Event()
     out_console = console()
     shown = LeagueProgress(config.name, out_console, enabled=progress)
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, _terminate)
     try:
-        with shown.shown():
+        with sigterm_interrupts(), shown.shown():
             run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
                              on_secret=known.append, on_start=shown.on_start, on_cluster=shown.on_cluster)
     except LeagueError as exc:
@@ -150,8 +143,6 @@ def league(
         typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, address)), err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))
     out_console.print(crosstable(run.standings))
     typer.echo(f"played now: {run.played_now}; results, logs and standings in {out}/")

@@ -20,6 +20,7 @@ from arena.cli.common import (
     protections_text,
     require_sandbox,
     seed_option,
+    sigterm_interrupts,
     warn_given_seed,
 )
 from arena.cli.progress import match_start_failures, print_start_failures
@@ -114,7 +115,7 @@ def match(
     # The hands are shown from the log as it is written: what is shown is what is logged.
     shown: AbstractContextManager[object] = Watching(out / f"{mid}.jsonl", lambda line: typer.echo(line, err=json_out)) if watch else nullcontext()
     try:
-        with shown:
+        with sigterm_interrupts(), shown:
             outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, runtime=runtime,
                                 sandbox=sandbox)
     except KeyboardInterrupt:

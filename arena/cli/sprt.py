@@ -19,7 +19,6 @@ import json
 import math
 import os
 import shlex
-import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ from arena.cli.common import (
     protections_text,
     require_sandbox,
     seed_option,
+    sigterm_interrupts,
     warn_given_seed,
 )
 from arena.cli.match import load_rules
@@ -68,10 +68,6 @@ DEFAULTS: dict[str, Any] = {
 """Why these: a change worth keeping in a Mus bot is worth tens of Elo per match
 (docs/league.md, "mus sprt"); elo1 = 20 decides in a few hundred to a thousand or so pairs
 (fewer when the twins split), an evening on two cores; 5% errors as fishtest."""
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _bot_text(bot: str) -> str:
@@ -280,10 +276,8 @@ def sprt(
             _write_json(out / SPRT_FILE, settings)  # the folder is ours now (locked, prepared)
         shown.on_start(total, saved)
 
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, _terminate)
     try:
-        with shown.shown():
+        with sigterm_interrupts(), shown.shown():
             run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
                              on_secret=known.append, on_start=on_start)
     except LeagueError as exc:
@@ -296,8 +290,6 @@ def sprt(
                    f"(matches that were running are played again); continue with: {shlex.join(words)}", err=True)
         _seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     code = _report(tracker, shown, out, settings)
     _seed(known, out, err=False)
     if shown.start_failed:
