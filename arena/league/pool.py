@@ -187,31 +187,38 @@ class ProcessPool:
         """Take back a process after its match (:meth:`release_all` of one)."""
         self.release_all([(lease, fault)])
 
-    def release_all(self, given: Sequence[tuple[Lease, str | None]]) -> None:
+    def release_all(self, given: Sequence[tuple[Lease, str | None]], also: Sequence[RemoteBot] = ()) -> None:
         """Take back the processes of a match's seats. ``fault``: why a process must not
         play again (its seat faulted, its stream did not end cleanly, …), None after a
         clean match. A process is stopped if ``fault``, if it is dead, if it has played
         ``max_matches`` matches, or if it is of no more use (``useful``); otherwise it is
-        frozen and kept. The processes to stop are stopped together: a bot that will not
-        exit delays the next match by one grace period, however many seats it held."""
+        frozen and kept. The processes to stop, and ``also`` (the match's bots that were
+        never pooled), are stopped together: a bot that will not exit delays the next
+        match by one grace period, however many seats it held."""
         self._check_thread()
         doomed: list[tuple[Lease, str]] = []
-        for lease, fault in given:
-            if fault is None and lease.bot.is_dead():
-                fault = "its process exited"
-            if fault is not None:
-                log.info("pool.replaced", process=lease.origin, matches=lease.matches, why=fault)
-                doomed.append((lease, fault))
-            elif lease.matches >= self.max_matches:
-                doomed.append((lease, f"played {lease.matches} matches (the limit)"))
-            elif self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
-                doomed.append((lease, "has played every deal its entry has left"))
-            else:
-                _signal_group(lease.bot, signal.SIGSTOP)
-                self._idle.append(lease)
-        while len(self._idle) > self.max_idle:
-            doomed.append((self._idle.pop(0), "idle the longest, over the pool's limit"))
-        self._stop(doomed)
+        try:
+            for lease, fault in given:
+                try:
+                    if fault is None and lease.bot.is_dead():
+                        fault = "its process exited"
+                    if fault is not None:
+                        log.info("pool.replaced", process=lease.origin, matches=lease.matches, why=fault)
+                        doomed.append((lease, fault))
+                    elif lease.matches >= self.max_matches:
+                        doomed.append((lease, f"played {lease.matches} matches (the limit)"))
+                    elif self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
+                        doomed.append((lease, "has played every deal its entry has left"))
+                    else:
+                        _signal_group(lease.bot, signal.SIGSTOP)
+                        self._idle.append(lease)
+                except Exception as exc:  # one process misjudged must not leave the others running
+                    log.warning("pool.release_failed", process=lease.origin, error=repr(exc))
+                    doomed.append((lease, f"the pool could not judge it: {exc!r}"))
+            while len(self._idle) > self.max_idle:
+                doomed.append((self._idle.pop(0), "idle the longest, over the pool's limit"))
+        finally:
+            self._stop(doomed, also)
 
     def idle(self) -> int:
         """Processes kept, idle."""
@@ -225,16 +232,13 @@ class ProcessPool:
         self._stop(doomed)
 
     @staticmethod
-    def _stop(doomed: Sequence[tuple[Lease, str]]) -> None:
+    def _stop(doomed: Sequence[tuple[Lease, str]], also: Sequence[RemoteBot] = ()) -> None:
         for lease, why in doomed:
             # Woken first: a stopped process would not answer Shutdown, and SIGTERM waits
             # for a stopped process to be continued.
             _signal_group(lease.bot, signal.SIGCONT)
             log.debug("pool.stop", process=lease.origin, matches=lease.matches, why=why)
-        # Stopping one process must not stop the others' (nor wait for them).
-        by_bot = {id(lease.bot): lease for lease, _ in doomed}
-        for bot, exc in close_bots([lease.bot for lease, _ in doomed]):
-            log.warning("pool.stop_failed", process=by_bot[id(bot)].origin, error=repr(exc))
+        close_bots([*(lease.bot for lease, _ in doomed), *also])  # failures are logged there
 
 
 def _signal_group(bot: RemoteBot, sig: signal.Signals) -> None:

@@ -209,14 +209,13 @@ class _Seats:
 
     def _finish(self) -> None:
         """When the match is over (or failed): the pooled processes given back (an
-        exception leaves no verdict: stopped), the others stopped, all at once."""
-        try:
-            if self.pool is not None and self.leases:
-                self.pool.release_all([(lease, self.verdicts.get(seat, "the match did not finish"))
-                                       for seat, lease in self.leases.items()])
-        finally:
-            for bot, exc in close_bots(self.fresh):
-                log.warning("bot.stop_failed", match_id=self.config.match_id, bot=bot.name, error=repr(exc))
+        exception leaves no verdict: stopped), and those to stop stopped with the
+        match's other processes, all at once."""
+        if self.pool is not None and self.leases:
+            self.pool.release_all([(lease, self.verdicts.get(seat, "the match did not finish"))
+                                   for seat, lease in self.leases.items()], also=self.fresh)
+        else:
+            close_bots(self.fresh)  # failures are logged there
 
     def judge(self, result: MatchResult) -> None:
         """Whether each pooled process may play again, from how its match went."""

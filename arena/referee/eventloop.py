@@ -289,6 +289,12 @@ class StallMeter:
         self._users -= 1
         return stalled
 
+    def credit(self, seconds: float) -> None:
+        """Count ``seconds`` of the arena's own work for a waiting bot as a stall: time
+        that is not the bot's (freezing and waking a strict bot's processes, which grows
+        with how many it has, 4,096 at most: :func:`arena.remote.process.descendants`)."""
+        self.stalled_s += max(seconds, 0.0)
+
     def check(self) -> float:
         """Count a stall that ended just now (called by timers, which fire late after
         one); returns :attr:`stalled_s`. Outside :meth:`hold` it only returns it."""

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
+import structlog
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
@@ -53,6 +55,8 @@ from arena.remote.process import BotProcess, BotStartError
 from arena.remote.untrusted import error_report, printable
 from arena.wire import convert as wire
 
+log = structlog.get_logger()
+
 _PLAY_METHOD = "/mus.v1.BotService/Play"
 END_GRACE_S = 2.0
 """After the match end, how long a bot has to read everything and end its side of the stream."""
@@ -60,7 +64,7 @@ SHUTDOWN_TIMEOUT_S = 1.0
 """How long a bot has to answer ``Shutdown``."""
 SHUTDOWN_GRACE_S = 2.0
 """How long a bot that answered ``Shutdown`` has to exit before SIGTERM (then SIGKILL)."""
-_STOPPER = ThreadPoolExecutor(max_workers=64, thread_name_prefix="mus-bot-stop")
+_STOPPER = ThreadPoolExecutor(max_workers=256, thread_name_prefix="mus-bot-stop")
 """Where bot processes are waited for as they stop: many at once (:func:`close_bots`), so
 that n bots that will not exit cost one grace period, not n."""
 
@@ -142,6 +146,9 @@ class RemoteBot:
         reading everything (set by ``end_match``)."""
         self._frozen = False
         """Stopped (SIGSTOP) between its decisions: see :meth:`_freeze`."""
+        self._closing = False
+        """Being closed: never frozen again (a match task left behind by Ctrl-C may still
+        end a decision)."""
 
     @classmethod
     def over_channel(cls, channel: Any, info: svc.GetInfoResponse, spec: BotAddress, label: str = "") -> RemoteBot:
@@ -256,6 +263,7 @@ class RemoteBot:
             loop.run_until_complete(self._close())
 
     async def _close(self) -> None:
+        self._closing = True
         self._wake()
         await self._end_stream()
         agreed = False
@@ -312,8 +320,10 @@ class RemoteBot:
     # ------------------------------------------------------------------ the stream
 
     def _ended_because(self, why: str) -> None:
-        """The reader's news: the stream ended (the bot closed it, broke it, or flooded it)."""
-        self._stream_dead = why
+        """The reader's news: the stream ended (the bot closed it, broke it, or flooded it).
+        The first reason stands: a stream the arena gave up on (a write blocked too long)
+        and then cancelled is not "cancelled" but what made the arena give it up."""
+        self._stream_dead = self._stream_dead or why
 
     async def _write(self, msg: svc.PlayRequest | bytes) -> None:
         """Write one notification (match start, hand end, match end). A broken stream,
@@ -389,9 +399,9 @@ class RemoteBot:
         which the same task must await next). Never raises a fault: what went wrong is
         raised by :meth:`receive`. The deadline never cancels the write (see :meth:`_watch`)."""
         self._asked = turn
-        self._wake()  # before the clock starts: waking is the arena's time, not the bot's
         if self._stream_dead is not None or self._recv is None or self._loop is None or self._stalls is None:
-            return
+            return  # not woken: a bot whose stream is dead gets no more time to run
+        self._wake()  # before the deadline's clock starts, and credited: the arena's time, not the bot's
         now = self._loop.time()
         deadline = now + turn.timing.deadline_s
         task = asyncio.current_task()
@@ -409,8 +419,9 @@ class RemoteBot:
         except asyncio.CancelledError:
             if task.cancelling() == self._cancelling:
                 # gRPC's own, not this task's (as in _write): the stream is dead, and
-                # receive() says so.
+                # receive() says so at once.
                 self._stream_dead = self._stream_dead or _CANCELLED_UNDER_WRITE
+                self._recv.put(CLOSED)
             elif not self._timed_out or task.uncancel() > self._cancelling:
                 self._end_wait()
                 raise
@@ -474,14 +485,23 @@ class RemoteBot:
         closed. So no bot can use the CPU while another decides (slowing it down), and
         partners cannot signal each other by running at the same time (CPU load,
         timing). What reaches a frozen bot (a hand's end) waits in its stream."""
-        if self.sandbox == "strict" and self.process is not None and not self._frozen:
-            self.process.signal_tree(signal.SIGSTOP)
+        if self.sandbox == "strict" and self.process is not None and not self._frozen and not self._closing:
+            self._signal(signal.SIGSTOP)
             self._frozen = True
 
     def _wake(self) -> None:
         if self._frozen and self.process is not None:
-            self.process.signal_tree(signal.SIGCONT)
+            self._signal(signal.SIGCONT)
         self._frozen = False
+
+    def _signal(self, sig: signal.Signals) -> None:
+        """Signal every process of the bot; the time it takes is credited to the decision
+        waiting (if any) as the arena's, not the bot's."""
+        assert self.process is not None
+        t0 = time.perf_counter()
+        self.process.signal_tree(sig)
+        if self._stalls is not None:
+            self._stalls.credit(time.perf_counter() - t0)
 
     def _end_wait(self) -> None:
         """The decision's wait is over: its deadline no longer applies."""
@@ -637,7 +657,9 @@ def close_bots(bots: Iterable[RemoteBot]) -> list[tuple[RemoteBot, BaseException
     loop = thread_loop()
     if loop.is_running():  # called from inside a coroutine: schedule, don't block
         for bot in todo:
-            loop.create_task(bot._close())
+            task = loop.create_task(bot._close())
+            _CLOSING.add(task)  # a reference until it is done (the loop keeps only a weak one)
+            task.add_done_callback(_CLOSING.discard)
         return []
 
     async def all_of(bots: list[RemoteBot]) -> list[BaseException | None]:
@@ -654,4 +676,9 @@ def close_bots(bots: Iterable[RemoteBot]) -> list[tuple[RemoteBot, BaseException
     if again:
         failed += [(bot, exc) for bot, exc in zip(again, loop.run_until_complete(all_of(again)), strict=True)
                    if exc is not None]
+    for bot, exc in failed:  # stopping one bot must not stop the others', nor go unsaid
+        log.warning("bot.close_failed", bot=bot.label, error=repr(exc))
     return failed
+
+
+_CLOSING: set[asyncio.Task[None]] = set()

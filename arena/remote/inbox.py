@@ -110,7 +110,11 @@ class Inbox:
                 self.nbytes += size
                 self.put(raw)
         except asyncio.CancelledError:
-            raise
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise  # the reader itself is being cancelled (the stream is being ended)
+            # gRPC's own: the call was cancelled under the read.
+            on_end("stream cancelled")
         except grpc.RpcError as exc:
             code = exc.code()
             on_end(f"stream broken: {code.name if code else '?'} {exc.details() or ''}".strip())

@@ -312,6 +312,9 @@ class BotProcess:
         # SIGKILL to whatever is left of it, the leader or a child that outlived it.
         with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
             os.killpg(proc.pid, signal.SIGTERM)
+            # A frozen bot (between its decisions under strict, or idle in a pool) acts on
+            # SIGTERM only once it runs again.
+            self.signal_tree(signal.SIGCONT)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=1.0)
             os.killpg(proc.pid, signal.SIGKILL)
@@ -379,9 +382,15 @@ class _Registry:
 
         # Side by side: a bot that ignores SIGTERM holds the exit up by one second, not
         # one second each.
-        threads = [threading.Thread(target=stop, args=(bot,), daemon=True) for bot in live]
-        for t in threads:
-            t.start()
+        threads = []
+        for bot in live:
+            t = threading.Thread(target=stop, args=(bot,), daemon=True)
+            try:
+                t.start()
+            except RuntimeError:  # at interpreter exit (atexit, Python 3.12+): no new thread
+                stop(bot)
+                continue
+            threads.append(t)
         for t in threads:
             t.join()
 

@@ -139,7 +139,7 @@ class FakeCall:
         as gRPC does once the stream is cancelled."""
         item = await self._inbox.get()
         if item is _CANCELLED:
-            raise grpc.aio.AioRpcError(grpc.StatusCode.CANCELLED, None, None, "the stream was cancelled")
+            raise asyncio.CancelledError  # what grpc.aio raises for a read on a locally cancelled call
         return item
 
     async def done_writing(self) -> None:

@@ -4,6 +4,8 @@ arena's whole decision path (session, driver, client, encoder, bytes) without a 
 from __future__ import annotations
 
 import asyncio
+import signal
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -157,15 +159,10 @@ def test_no_answer_is_a_timeout_and_a_late_one_is_dropped() -> None:
     assert all(f.kind is FaultKind.TIMEOUT for f in faults), faults
 
 
-@pytest.mark.parametrize("at", [2, 3])
-def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: int) -> None:
-    """gRPC raises CancelledError from a write when the call is cancelled while the write
-    is in flight (the arena's reader cancels a flooded stream at any moment). That
-    CancelledError is not the match's: it used to escape ``play_match`` (seen once in a
-    300 MiB flood test), stopping the match with the referee's error. Now it marks the
-    stream dead: the seat's decisions from then on are CRASH faults and the match ends.
-    ``at``: the write that is cancelled (2: the first decision request; 3: a later one)."""
-    bot = fake_bot("cut", simple)
+def _cut_at(bot: RemoteBot, at: int) -> None:
+    """Make the ``at``-th write on ``bot``'s streams fail as gRPC's does when the call is
+    cancelled while the write is in flight (the arena's reader cancels a flooded stream
+    at any moment): the call is cancelled, and the write raises CancelledError."""
     channel = bot.channel
     make = channel.stream_stream
 
@@ -186,11 +183,77 @@ def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: 
             return call
         return new
 
-    channel.stream_stream = cut_call  # type: ignore[method-assign]
+    channel.stream_stream = cut_call
+
+
+@pytest.mark.parametrize("at", [2, 3])
+def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: int) -> None:
+    """gRPC raises CancelledError from a write when the call is cancelled while the write
+    is in flight. That CancelledError is not the match's: it used to escape
+    ``play_match`` (seen once in a 300 MiB flood test), stopping the match with the
+    referee's error. Now it marks the stream dead: the seat's decisions from then on are
+    CRASH faults, at once (not after a deadline), and the match ends. ``at``: the write
+    that is cancelled (2: the first decision request; 3: a later one)."""
+    bot = fake_bot("cut", simple)
+    _cut_at(bot, at)
     result, _ = _play([bot] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)], max_faults=3)
     assert result.faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in result.faults), result.faults
     assert "cancelled" in result.faults[0].detail.lower()
     assert result.reason in ("completed", "forfeit")
+
+
+class _Tree:
+    """Stands for a strict bot's processes: records whether they are stopped (SIGSTOP)
+    or running, and how long each signal takes."""
+
+    proc = None
+
+    def __init__(self, signal_s: float = 0.0) -> None:
+        self.running = True
+        self.signal_s = signal_s
+
+    def signal_tree(self, sig: signal.Signals) -> None:
+        time.sleep(self.signal_s)
+        self.running = sig != signal.SIGSTOP
+
+    def alive(self) -> bool:
+        return True
+
+    def stop(self, grace_s: float = 2.0) -> None:
+        self.running = False
+
+
+def test_a_strict_bot_stays_frozen_after_its_stream_died() -> None:
+    """Under strict a bot runs only while asked (tests/adversarial/test_frozen_seats.py
+    with real processes). A bot whose stream has died is not woken for its next
+    decisions (CRASH at once): it used to be, and was then never frozen again, running
+    through every other seat's decision to the match's end (seen with ``max_faults = 0``)."""
+    tree = _Tree()
+    seen_running: list[bool] = []
+
+    def others(request: svc.DecisionRequest) -> Reply:
+        seen_running.append(tree.running)
+        return simple(request)
+
+    bot = fake_bot("cut", simple)
+    bot.sandbox, bot.process = "strict", tree  # type: ignore[assignment]
+    _cut_at(bot, 4)
+    result, _ = _play([bot] + [fake_bot(f"s{s}", others) for s in (1, 2, 3)], max_faults=0)
+    assert result.faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in result.faults)
+    assert len(seen_running) > 20 and not any(seen_running), seen_running.count(True)
+
+
+def test_freezing_and_waking_is_not_the_bots_time() -> None:
+    """Signalling a strict bot's processes (0.75 ms for a Python bot; more for a bot of
+    many processes, or on a busy machine) is the arena's work: made to take 30 ms per
+    signal against 50 ms deadlines, it costs the bot nothing. Charged to the bot, as it
+    first was, every decision was a TIMEOUT ("answered after 61 ms")."""
+    bot = fake_bot("strict", simple)
+    bot.sandbox, bot.process = "strict", _Tree(signal_s=0.030)  # type: ignore[assignment]
+    result, _ = _play([bot] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)], decision_ms=50,
+                      rules=Rules(games_to_win=1))
+    assert [f for f in result.faults if f.seat == 0] == []
+    assert result.seats[0].decisions > 5
 
 
 def test_a_flood_costs_the_stream() -> None:
