@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
+from arena.players.local import RandomPlayer
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import (
@@ -49,6 +50,12 @@ CHECK_MIN_HANDS = 8
 """Hands step 6 plays at least (a match of one game to 40 between equal bots lasts about
 8 to 15), in up to :data:`CHECK_MAX_MATCHES` matches."""
 CHECK_MAX_MATCHES = 4
+CHECK_RANDOM_HANDS = 4
+"""Hands step 6 then plays against random play (at least; in up to
+:data:`CHECK_RANDOM_MATCHES` matches): against itself a bot never meets what it never
+does (a bot that never bids órdago never has to answer one); random play bids, raises
+and goes órdago at every turn."""
+CHECK_RANDOM_MATCHES = 3
 STDERR_TAIL_LINES = 10
 """The last lines of a failing bot's stderr the check shows (after the first ten)."""
 
@@ -230,30 +237,49 @@ class _Check:
                     return self.step(6, False, short)
             # A bot that ends its matches early (an órdago accepted in the first hand) would
             # show little of its code in one match: matches are played, on new deals,
-            # until CHECK_MIN_HANDS hands or CHECK_MAX_MATCHES matches.
+            # until CHECK_MIN_HANDS hands or CHECK_MAX_MATCHES matches. Then, the bot at S0
+            # and S2, against random play, until CHECK_RANDOM_HANDS hands or
+            # CHECK_RANDOM_MATCHES matches.
             hands = decisions = played = 0
-            while True:
-                # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                result = play_match(cast(Sequence[Player], players), MatchConfig(
-                    rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
-                    decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1))
-                played += 1
-                hands += result.hands
-                decisions += sum(s.decisions for s in result.seats)
-                if (result.faults or result.reason is not EndReason.COMPLETED or hands >= CHECK_MIN_HANDS
-                        or played >= CHECK_MAX_MATCHES):
+            seated: list[Any] = players
+            phases = ((players, CHECK_MIN_HANDS, CHECK_MAX_MATCHES, ""),
+                      (None, CHECK_RANDOM_HANDS, CHECK_RANDOM_MATCHES, ", against random play"))
+            note = ""
+            for fixed, min_hands, max_matches, against in phases:
+                if max_matches < 1:
+                    continue
+                phase_hands = phase_played = 0
+                note = against  # where the last match was played, for a failure's message
+                while True:
+                    seated = fixed or [bot, RandomPlayer(seed=played, name="random"), players[2],
+                                       RandomPlayer(seed=played + 100, name="random")]
+                    # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
+                    result = play_match(cast(Sequence[Player], seated), MatchConfig(
+                        rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
+                        decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1))
+                    played += 1
+                    phase_played += 1
+                    hands += result.hands
+                    phase_hands += result.hands
+                    decisions += sum(st.decisions for st, p in zip(result.seats, seated, strict=False)
+                                     if isinstance(p, RemoteBot))
+                    if result.faults or result.reason is not EndReason.COMPLETED:
+                        break
+                    if phase_hands >= min_hands or phase_played >= max_matches:
+                        break
+                if result.faults or result.reason is not EndReason.COMPLETED:
                     break
         finally:
             close_bots(players[1:])
         faults = result.faults
-        where = f" (match {played})" if played > 1 else ""
+        where = f" (match {played}{note})" if played > 1 else ""
         if faults:
-            culprit = players[faults[0].seat].process
+            culprit = getattr(seated[faults[0].seat], "process", None)
             return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}{where}: {faults[0].detail}",
                              stderr_of=culprit if culprit is not None else bot.process)
         completed = result.reason is EndReason.COMPLETED
         summary = (f"{decisions} decision{'s' * (decisions != 1)}, {hands} hand{'s' * (hands != 1)}"
-                   + (f" in {played} matches" if played > 1 else ""))
+                   + (f" in {played} matches, against itself and random play" if played > 1 else ""))
         if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True

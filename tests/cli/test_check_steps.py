@@ -128,9 +128,9 @@ def test_a_bot_at_an_address_serving_four_streams_passes(random_bot_at_address: 
     assert r.stdout.splitlines()[-1] == "5 passed, 0 failed"
     # Step 6 played at least 8 hands (or 4 matches): a sound bot's later lances were seen.
     line = next(x for x in r.stdout.splitlines() if x.startswith("[PASS] 6."))
-    found = re.search(r": (\d+) decisions, (\d+) hands(?: in (\d+) matches)?$", line)
+    found = re.search(r": (\d+) decisions, (\d+) hands(?: in (\d+) matches, against itself and random play)?$", line)
     assert found, line
-    assert int(found.group(2)) >= 8 or found.group(3) == "4", line
+    assert int(found.group(2)) >= 8 + 4 or int(found.group(3) or 0) >= 2, line
 
 
 def test_a_bug_behind_early_ordagos_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,7 +144,23 @@ def test_a_bug_behind_early_ordagos_is_found(monkeypatch: pytest.MonkeyPatch) ->
     assert fail == ["[FAIL] 6. answers only legal actions across a full match: illegal_action at S0 (match 3): "
                     "quiero is not legal (legal: paso, envido 2..∞, ordago)"], result.output
     monkeypatch.setattr("arena.check.CHECK_MIN_HANDS", 1)
+    monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
     single = invoke("check", bot)
     assert single.exit_code == 0, single.output
     assert "[PASS] 6. answers only legal actions across a full match: 3 decisions, 1 hand\n" in single.output
 
+
+
+def test_a_bug_only_other_bots_reveal_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that never bids órdago and fails when it is the first to answer one (found by
+    an organiser's trial: it passed the check, then forfeited in a league). Against
+    itself it never meets an órdago; step 6 then plays it against random play, which
+    bids one soon, and names the error. Without those matches it passes."""
+    bot = REPO / "tests" / "cli" / "bots" / "first_to_answer_ordago"
+    result = invoke("check", bot)
+    assert result.exit_code == 1, result.output
+    fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
+    assert len(fail) == 1 and fail[0].startswith("[FAIL] 6. answers only legal actions across a full match: bot_error at S"), fail
+    assert ", against random play): IndexError" in fail[0], fail
+    monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
+    assert invoke("check", bot).exit_code == 0
