@@ -89,7 +89,12 @@ def write_report(logs: list[Path], out: Path, *, title: str, league: dict[str, A
         else:
             name = f"m{len(summaries)}.js"
             (matches_dir / name).write_text(_match_script(data), encoding="utf-8")
-            summaries.append({**match_summary(log, data), "file": f"matches/{name}"})
+            summary = {**match_summary(log, data), "file": f"matches/{name}"}
+            if league is not None and summary["id"] not in league["results"]:
+                # Played to its end, or not, but its result was never saved (the league was
+                # interrupted first): not counted in the standings, played again on --resume.
+                summary.update(winner=None, reason="not saved: played again on --resume")
+            summaries.append(summary)
         if on_match is not None:
             on_match(k + 1, len(logs))
     if not summaries:

@@ -94,3 +94,28 @@ def test_a_stopped_hand_and_a_broken_log(tmp_path: Path) -> None:
     assert report.matches == 1 and report.index.exists()
     script = (report.index.parent / "matches" / "m0.js").read_text(encoding="utf-8")
     assert script.startswith("MusReport.matchLoaded({") and script.endswith("});\n")
+
+
+def test_a_league_report_marks_a_match_whose_result_was_not_saved(tmp_path: Path) -> None:
+    """An organiser's trial: ``mus report`` on a league interrupted at the moment a match
+    had written its hand log's footer but not yet its line in results.jsonl listed that
+    match as won, while the standings (from the results) did not count it. Now it is
+    listed as not saved (the resume plays it again)."""
+    from arena.report import report_folder
+
+    folder = tmp_path / "league"
+    (folder / "logs").mkdir(parents=True)
+    for mid in ("a--b--000", "a--b--001"):
+        logged(folder / "logs" / f"{mid}.jsonl", [RandomPlayer(s) for s in range(4)])
+    (folder / "league.json").write_text(json.dumps({"name": "cut", "entries": [{"name": "a"}, {"name": "b"}],
+                                                    "rules": {"target_points": 20}}), encoding="utf-8")
+    saved = {"match_id": "a--b--000", "team0": "a", "team1": "b", "winner_team": 0, "log": "a--b--000.jsonl",
+             "games_won": [2, 0], "stones": [40, 10], "hands": 5, "faults": []}
+    (folder / "results.jsonl").write_text(json.dumps(saved) + "\n", encoding="utf-8")
+    report = report_folder(folder)
+    page = report.index.read_text(encoding="utf-8")
+    data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    by_id = {m["id"]: m for m in data["matches"]}
+    assert by_id["a--b--001"]["reason"] == "not saved: played again on --resume"
+    assert by_id["a--b--001"]["winner"] is None
+    assert by_id["a--b--000"]["reason"] == "completed" and by_id["a--b--000"]["winner"] is not None
