@@ -47,6 +47,7 @@ import json
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
+from operator import mul
 from typing import Any
 
 from arena.engine import Rules
@@ -182,22 +183,28 @@ def _sigmoid(x: float) -> float:
 
 def _cholesky(a: list[list[float]]) -> list[list[float]]:
     """Lower factor of a symmetric positive definite matrix (the prior makes every
-    negated Hessian here one: its diagonal gets at least the prior's curvature)."""
-    n = len(a)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1):
-            s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
-            low[i][j] = math.sqrt(max(s, 1e-300)) if i == j else s / low[j][j]
+    negated Hessian here one: its diagonal gets at least the prior's curvature), as
+    rows of growing length (row i holds columns 0..i): each dot product then runs over
+    exactly the columns it needs, in C (``map``), which makes the profile intervals of
+    large leagues several times faster than an index loop."""
+    low: list[list[float]] = []
+    for i, ai in enumerate(a):
+        li: list[float] = []
+        for j in range(i):
+            lj = low[j]
+            li.append((ai[j] - sum(map(mul, li, lj))) / lj[j])  # map stops at the shorter: li holds j values
+        li.append(math.sqrt(max(ai[i] - sum(map(mul, li, li)), 1e-300)))
+        low.append(li)
     return low
 
 
 def _cholesky_solve(low: list[list[float]], b: Sequence[float]) -> list[float]:
-    """x with L Lᵀ x = b."""
+    """x with L Lᵀ x = b (``low`` from :func:`_cholesky`)."""
     n = len(b)
-    y = [0.0] * n
+    y: list[float] = []
     for i in range(n):
-        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+        li = low[i]
+        y.append((b[i] - sum(map(mul, li, y))) / li[i])  # y holds i values: columns 0..i−1
     x = [0.0] * n
     for i in reversed(range(n)):
         x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
@@ -225,14 +232,34 @@ def _derivatives(r: Sequence[float], groups: _Groups) -> tuple[list[float], list
         p = _sigmoid(x)
         info[i][i] = PRIOR_MATCHES * p * (1.0 - p)
     for items, (wins, count) in groups:
-        d = sum(r[i] * v for i, v in items)
+        d = 0.0
+        for i, v in items:
+            d += r[i] * v
         p = _sigmoid(d)
         w = count * p * (1.0 - p)
+        g = wins - count * p
         for i, vi in items:
-            grad[i] += vi * (wins - count * p)
+            grad[i] += vi * g
+            row = info[i]
+            wvi = w * vi
             for j, vj in items:
-                info[i][j] += w * vi * vj
+                row[j] += wvi * vj
     return grad, info
+
+
+def _gradient_at(r: Sequence[float], groups: _Groups, i: int) -> float:
+    """The gradient's ``i``-th component alone (the profile's slope needs no more than
+    that: :func:`_derivatives` without the Hessian nor the other components)."""
+    grad = PRIOR_MATCHES * (0.5 - _sigmoid(r[i]))
+    for items, (wins, count) in groups:
+        for j, vi in items:
+            if j == i:
+                d = 0.0
+                for m, v in items:
+                    d += r[m] * v
+                grad += vi * (wins - count * _sigmoid(d))
+                break
+    return grad
 
 
 def _climb(u: list[float], expand: Callable[[Sequence[float]], list[float]],
@@ -301,7 +328,7 @@ def _profile_bounds(r_hat: list[float], top: float, groups: _Groups, i: int, cri
         for _ in range(60):
             u, value = _climb(u, make(c), reduce, groups, iterations)
             gap = top - value - crit  # convex in c, rising away from c_hat
-            slope = -side * _derivatives(make(c)(u), groups)[0][i] * scale  # d(top − value)/d|c − c_hat|
+            slope = -side * _gradient_at(make(c)(u), groups, i) * scale  # d(top − value)/d|c − c_hat|
             if slope <= 1e-12:
                 c += side * max(abs(c - c_hat), 1.0)  # flat here: go further out
                 continue
@@ -369,8 +396,8 @@ def fit_rating_model(names: Sequence[str], matches: Sequence[Match], iterations:
     if k < 2:
         return RatingFit(rating, dict(rating), dict(rating), pairs, dispersion)
     # The normal approximation's half-widths, as Newton's first guess for each bound.
-    cov = [_cholesky_solve(_cholesky(_derivatives(r, groups)[1]), [float(i == j) for j in range(k)])
-           for i in range(k)]
+    factor = _cholesky(_derivatives(r, groups)[1])
+    cov = [_cholesky_solve(factor, [float(i == j) for j in range(k)]) for i in range(k)]
     row_sums = [sum(row) for row in cov]
     grand = sum(row_sums)
     crit = Z95 * Z95 / 2.0 * dispersion
