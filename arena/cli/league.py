@@ -25,7 +25,7 @@ from arena.cli.common import (
     standings_table,
     warn_given_seed,
 )
-from arena.cli.progress import LeagueProgress, print_start_failures, resume_command
+from arena.cli.progress import LeagueProgress, print_faults, print_start_failures, resume_command
 from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
 from arena.remote.process import stop_all_bots
@@ -150,6 +150,7 @@ def league(
     order = {e.name: i for i, e in enumerate(config.entries)}
     failures = sorted(run.start_failures, key=lambda f: order.get(f.entry, len(order)))  # the league file's order
     print_start_failures(failures, in_league=True)
+    print_faults(run.results, out, [e.name for e in config.entries])
     if run.failed:
         first_id, first_error = run.failed[0]
         ids = ", ".join(match_id for match_id, _ in run.failed)

@@ -32,6 +32,7 @@ from rich.text import Text
 from arena.league.executor import ClusterStatus
 from arena.league.runmatch import MatchOutcome, seat_start_errors
 from arena.league.runner import StartFailure
+from arena.remote.untrusted import printable
 
 
 def _clock(seconds: float) -> str:
@@ -231,3 +232,36 @@ def print_start_failures(failures: Sequence[StartFailure], *, in_league: bool) -
         lines += ["    " + line for line in f.error.splitlines()]
     typer.echo("\n".join(lines), err=True)
 
+
+
+def print_faults(results: Sequence[dict[str, Any]], out: Path, order: Sequence[str]) -> None:
+    """The summary at the end of a league: each entry whose bots faulted, how often of
+    each kind, and the first fault of each kind (match, seat, hand, what the bot did or
+    said, and its stderr log), so that an organiser sees why without opening the logs.
+    On stderr, as the errors are. Entries in ``order`` (the league file's)."""
+    by_entry: dict[str, dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]] = {}
+    for rec in results:
+        seating = rec.get("seating") or []
+        for fault in rec.get("faults") or []:
+            seat = fault.get("seat")
+            if not isinstance(seat, int) or not 0 <= seat < len(seating):
+                continue
+            by_entry.setdefault(str(seating[seat]), {}).setdefault(str(fault.get("kind")), []).append((rec, fault))
+    if not by_entry:
+        return
+    rank = {name: i for i, name in enumerate(order)}
+    lines = [f"faults: {len(by_entry)} {'entry' if len(by_entry) == 1 else 'entries'} faulted "
+             "(each fault is in its match's hand log: mus replay LOG shows it in its hand):"]
+    for entry in sorted(by_entry, key=lambda e: rank.get(e, len(rank))):
+        kinds = by_entry[entry]
+        total = sum(len(v) for v in kinds.values())
+        counts = ", ".join(f"{kind} {len(v)}" for kind, v in sorted(kinds.items(), key=lambda kv: -len(kv[1])))
+        lines.append(f"  {entry}: {total} ({counts}); the first of each kind:")
+        for kind, found in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+            rec, fault = found[0]
+            mid, seat = rec.get("match_id"), fault.get("seat")
+            detail = [printable(x, 200) for x in str(fault.get("detail") or "").splitlines()[:4]]
+            lines.append(f"    {kind} in {mid}, S{seat}, hand {fault.get('hand')}: {detail[0] if detail else ''}")
+            lines += [f"      {x}" for x in detail[1:]]
+            lines.append(f"      its stderr: {out / 'bots' / f'{mid}.s{seat}.stderr.log'}")
+    typer.echo("\n".join(lines), err=True)
