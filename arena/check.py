@@ -279,7 +279,8 @@ class _Check:
                              stderr_of=culprit if culprit is not None else bot.process)
         completed = result.reason is EndReason.COMPLETED
         summary = (f"{decisions} decision{'s' * (decisions != 1)}, {hands} hand{'s' * (hands != 1)}"
-                   + (f" in {played} matches, against itself and random play" if played > 1 else ""))
+                   + (f" in {played} matches" if played > 1 else "")
+                   + (", against itself and random play" if note else ""))
         if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True
