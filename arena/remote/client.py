@@ -314,8 +314,8 @@ class RemoteBot:
             reader.cancel()
             try:
                 await reader
-            except BaseException:
-                pass
+            except (asyncio.CancelledError, Exception):
+                pass  # not KeyboardInterrupt: Ctrl-C (or SIGTERM) landing here must still stop the command
 
     # ------------------------------------------------------------------ the stream
 
