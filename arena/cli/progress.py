@@ -29,6 +29,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from arena.handlog import HandLogError, iter_records
 from arena.league.executor import ClusterStatus
 from arena.league.runmatch import MatchOutcome, seat_start_errors
 from arena.league.runner import StartFailure
@@ -233,6 +234,19 @@ def print_start_failures(failures: Sequence[StartFailure], *, in_league: bool) -
     typer.echo("\n".join(lines), err=True)
 
 
+def _stderr_log(out: Path, rec: dict[str, Any], seat: int) -> Path | None:
+    """The stderr log of the process that played ``seat`` in the match of ``rec``: a
+    league keeps processes across matches, and a log is named after the seat its process
+    was started for, which the hand log's header gives (``process.first_seat``). None
+    for a bot at an address (no process here) or a log that cannot be read."""
+    try:
+        header = next(r for _, r, _ in iter_records(out / "logs" / str(rec.get("log"))) if r is not None)
+        first = header["seats"][seat]["process"]["first_seat"]
+    except (HandLogError, StopIteration, LookupError, TypeError):
+        return None
+    path = out / "bots" / f"{first}.stderr.log"
+    return path if path.is_file() else None
+
 
 def print_faults(results: Sequence[dict[str, Any]], out: Path, order: Sequence[str]) -> None:
     """The summary at the end of a league: each entry whose bots faulted, how often of
@@ -253,15 +267,17 @@ def print_faults(results: Sequence[dict[str, Any]], out: Path, order: Sequence[s
     lines = [f"faults: {len(by_entry)} {'entry' if len(by_entry) == 1 else 'entries'} faulted "
              "(each fault is in its match's hand log: mus replay LOG shows it in its hand):"]
     for entry in sorted(by_entry, key=lambda e: rank.get(e, len(rank))):
-        kinds = by_entry[entry]
-        total = sum(len(v) for v in kinds.values())
-        counts = ", ".join(f"{kind} {len(v)}" for kind, v in sorted(kinds.items(), key=lambda kv: -len(kv[1])))
-        lines.append(f"  {entry}: {total} ({counts}); the first of each kind:")
-        for kind, found in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+        kinds = sorted(by_entry[entry].items(), key=lambda kv: -len(kv[1]))  # the most frequent first
+        counts = ", ".join(f"{kind} {len(found)}" for kind, found in kinds)
+        lines.append(f"  {entry}: {sum(len(found) for _, found in kinds)} ({counts}); the first of each kind:")
+        for kind, found in kinds:
             rec, fault = found[0]
-            mid, seat = rec.get("match_id"), fault.get("seat")
+            seat = fault["seat"]
             detail = [printable(x, 200) for x in str(fault.get("detail") or "").splitlines()[:4]]
-            lines.append(f"    {kind} in {mid}, S{seat}, hand {fault.get('hand')}: {detail[0] if detail else ''}")
+            lines.append(f"    {kind} in {rec.get('match_id')}, S{seat}, hand {fault.get('hand')}: "
+                         f"{detail[0] if detail else ''}")
             lines += [f"      {x}" for x in detail[1:]]
-            lines.append(f"      its stderr: {out / 'bots' / f'{mid}.s{seat}.stderr.log'}")
+            log = _stderr_log(out, rec, seat)
+            if log is not None:
+                lines.append(f"      its stderr: {log}")
     typer.echo("\n".join(lines), err=True)

@@ -44,3 +44,39 @@ bot = "{REPO / 'bots' / 'random'}"
     assert Path(stderr_log).is_file() and "IndexError" in Path(stderr_log).read_text(errors="replace")
     # The random bot never faulted: no line for it.
     assert not any(line.startswith("  random:") for line in lines), lines
+
+
+def test_the_stderr_log_named_is_that_of_the_process_that_faulted(tmp_path: Path) -> None:
+    """A league keeps bot processes across matches, and a process's logs are named after
+    the seat it was started for: the student's first fault here comes in its second match
+    (student--rulebot--001, S3), from a process started for student--rulebot--000. The
+    summary names that process's stderr log (it once named a file that did not exist,
+    after the faulting match and seat)."""
+    league = tmp_path / "league.toml"
+    league.write_text(f"""
+name = "reused"
+seed = 11
+matches_per_pairing = 8
+duplicate = false
+jobs = 1
+[rules]
+target_points = 20
+games_to_win = 1
+[time]
+max_faults = 3
+[[entry]]
+name = "student"
+bot = "{REPO / 'tests' / 'cli' / 'bots' / 'first_to_answer_ordago'}"
+[[entry]]
+name = "rulebot"
+bot = "{REPO / 'bots' / 'rulebot'}"
+""", encoding="utf-8")
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "arena", "league", str(league), "--out", str(out), "--no-progress"],
+                         cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr[run.stderr.index("faults: 1 entry faulted"):].splitlines()
+    assert lines[2].startswith("    bot_error in student--rulebot--001, S3, hand 0: "), lines
+    named = Path(next(line.split("its stderr: ", 1)[1] for line in lines if "its stderr: " in line))
+    assert named.name != "student--rulebot--001.s3.stderr.log", named  # not the faulting seat's name
+    assert named.is_file() and "IndexError" in named.read_text(errors="replace")
