@@ -35,10 +35,14 @@ typecheck: setup-dev
 	MYPYPATH=sdk $(VENV)/bin/mypy arena
 	cd sdk && ../$(VENV)/bin/mypy mus_core mus_sdk
 
-# buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS).
+# buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS)
+# and wire-compatible with the last release (proto/releases/, docs/compatibility.md).
+PROTO_RELEASE := releases/v0.1.0.binpb
+
 lint-proto: setup-dev setup-lang
 	@command -v npx >/dev/null || { echo 'lint-proto needs Node.js and npm (npx): apt-get install nodejs npm'; exit 1; }
 	cd proto && npx --yes @bufbuild/buf@1.75.0 lint
+	cd proto && npx --yes @bufbuild/buf@1.75.0 breaking --against $(PROTO_RELEASE)
 	$(PY) sdk/generate.py --check
 
 # Node.js, a C++ gRPC toolchain (Debian packages; installed when run as root) and the
