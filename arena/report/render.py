@@ -86,6 +86,10 @@ def write_report(logs: list[Path], out: Path, *, title: str, league: dict[str, A
             data = match_data(log)
         except HandLogError as exc:
             warnings.append(str(exc))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # Values the log's checks let through but the re-play cannot use: a log no
+            # arena wrote, left out like an unreadable one rather than ending the report.
+            warnings.append(f"{path}: not a log this arena wrote ({type(exc).__name__}: {str(exc)[:200]})")
         else:
             name = f"m{len(summaries)}.js"
             (matches_dir / name).write_text(_match_script(data), encoding="utf-8")
@@ -122,7 +126,10 @@ def report_folder(folder: Path, out: Path | None = None,
     """
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder")
-    league = league_data(folder)
+    try:
+        league = league_data(folder)
+    except HandLogError as exc:
+        raise ReportError(str(exc)) from None
     logs = find_logs(folder)
     if not logs:
         raise ReportError(f"{folder}: no hand log (*.jsonl) in it" + (" or in logs/" if league is None else ""))
