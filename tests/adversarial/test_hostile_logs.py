@@ -123,7 +123,7 @@ def test_watch_says_when_a_log_stops_growing(good: list[str], tmp_path: Path, li
 def test_a_long_line_is_never_held_whole(good: list[str], tmp_path: Path) -> None:
     """A real ``mus replay`` reads a 128 MiB line (a sparse file: no disk written) in
     bounded memory: 65 MB of peak RSS, as for any log. Before the limit the line was read
-    whole: 350 MB for this one, 660 MB for a 300 MB line (which costs seconds more to read)."""
+    whole: 314 MB for this one, 660 MB for a 300 MB line (which costs seconds more to read)."""
     path = tmp_path / "big.jsonl"
     with open(path, "wb") as f:
         f.write(good[0].encode() + b'{"type":"hand","x":"')
