@@ -165,3 +165,12 @@ def test_a_hostile_results_file_stops_resume_and_report_with_one_line(tmp_path: 
     if case != "garbage":  # the report passes over a line that is not JSON (a line cut by a kill)
         line = one_error_line(CliRunner().invoke(app, ["report", str(out), "--no-open"]), results)
         assert "line 1: " in line
+
+
+def test_a_deep_sprt_file_stops_sprt_resume_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    out = tmp_path / "sprt"
+    out.mkdir()
+    (out / "sprt.json").write_text("[" * DEEP + "]" * DEEP, encoding="utf-8")
+    r = CliRunner().invoke(app, ["sprt", "bots/random", "bots/random", "--out", str(out), "--resume"])
+    assert "nested more than 64 levels" in one_error_line(r, out / "sprt.json")
