@@ -30,15 +30,22 @@ FIELDS = ["league name", "entry 0", "entry 1", "bot name", "match id", "fault ki
 match's data too, under a payload of its own, but the page never shows it.)"""
 
 
+FILE_SCRIPT = 100
+"""A payload's third part loads ``evil<N>.js`` from the disk (beside the report folder),
+which calls ``pwn(FILE_SCRIPT + N)``: what a ``file:`` source in the policy would let run."""
+
+
 def payload(field: str) -> str:
     n = FIELDS.index(field)
-    return f"{field}<img src=x onerror=pwn({n})><script>pwn({n})</script>"
+    return f"{field}<img src=x onerror=pwn({n})><script>pwn({n})</script><script src=../evil{n}.js></script>"
 
 
 def _hostile_league(folder: Path) -> None:
     """A league folder whose every bot-controlled text is a payload: one real match,
     its log rewritten, and the league's files around it."""
     (folder / "logs").mkdir(parents=True)
+    for n in range(len(FIELDS)):
+        (folder / f"evil{n}.js").write_text(f"pwn({FILE_SCRIPT + n});\n", encoding="utf-8")
     lines = [json.loads(line) for line in played_log(folder / "m.jsonl")]
     (folder / "m.jsonl").unlink()
     header, first, footer = lines[0], lines[1], lines[-1]
@@ -95,7 +102,8 @@ def _no_autoescape(env: jinja2.Environment) -> jinja2.Environment:
 
 
 def ran(browser: Any, index: Path) -> set[str]:
-    """The fields whose payload ran, the overview and the match opened as a reader would."""
+    """The fields whose payload ran (``file:`` for one loaded from the disk), the overview
+    and the match opened as a reader would."""
     tab = Page(browser)
     try:
         tab.page.add_init_script("window.pwn = (n) => (window.pwned = window.pwned || []).push(n);")
@@ -105,7 +113,8 @@ def ran(browser: Any, index: Path) -> set[str]:
         page.wait_for_function("() => document.body.dataset.ready && document.body.dataset.ready.endsWith('/0/all')",
                                timeout=5000)
         page.wait_for_timeout(300)  # the images' error events
-        return {FIELDS[n] for n in page.evaluate("() => window.pwned || []")}
+        return {FIELDS[n] if n < FILE_SCRIPT else f"file: {FIELDS[n - FILE_SCRIPT]}"
+                for n in page.evaluate("() => window.pwned || []")}
     finally:
         tab.context.close()
 
@@ -118,8 +127,12 @@ def test_no_payload_runs_under_the_policy(report: Path, browser: Any) -> None:
 
 
 def test_without_the_policy_every_field_would_run(report: Path, browser: Any) -> None:
-    """The contrast: the same page, its policy taken out, runs a payload for every field."""
+    """The contrast: the same page, its policy taken out, runs a payload for every field,
+    and a script from the disk for the fields the template writes (the viewer's markup
+    never runs a ``<script>``; its handlers do)."""
     bare = report.with_name("bare.html")
     text = report.read_text(encoding="utf-8")
     bare.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text), encoding="utf-8")
-    assert ran(browser, bare) == set(FIELDS)
+    got = ran(browser, bare)
+    assert {f for f in got if not f.startswith("file: ")} == set(FIELDS)
+    assert {"file: league name", "file: entry 0", "file: entry 1"} <= got, got
