@@ -1,8 +1,8 @@
 """The report's Content-Security-Policy holds if escaping ever broke.
 
 Every field a bot (or an entrant) controls that the report shows gets a payload: an
-inline handler (``<img src=x onerror=pwn(N)>``) and an inline ``<script>pwn(N)</script>``,
-N naming the field. Escaping is then bypassed on purpose: the template is rendered
+inline handler (``<img src=x onerror=pwn(N)>``), an inline ``<script>pwn(N)</script>``
+and a ``<script src>`` of a file on the disk, N naming the field. Escaping is then bypassed on purpose: the template is rendered
 without autoescaping, and the viewer is given markup where it sets text (``innerHTML``
 for ``textContent``). Opened in Chromium, no payload runs; the same page without its
 policy runs one for every field, so the test can fail.
