@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena import __version__
+from arena.boundedjson import JSONLimitError, check_depth, limit_text, lines
 
 SCHEMA_VERSION = 2
 """Bumped on any incompatible change to the records (docs/handlog.md). 2: a hand record
@@ -91,28 +92,100 @@ class HandLog:
 
 
 class HandLogError(ValueError):
-    """A log that cannot be read at all (missing, unreadable, no header)."""
+    """A log that cannot be read at all (missing, unreadable, no header), or that no
+    arena wrote: a line over the readers' limits (:mod:`arena.boundedjson`), or a record
+    whose fields have the wrong types. The message names the file and the line."""
+
+
+_NUM = (int, float)
+_OPT = type(None)
+# The type of every field a reader uses, when it is there (older schemas lack some);
+# a nested spec checks a dict, a one-spec list checks every item.
+_Spec = dict[str, Any]
+_FAULT: _Spec = {"kind": (str,), "detail": (str,)}
+_STEP: _Spec = {"seat": (int,), "action": (str,), "sena": (str, _OPT), "ms": (*_NUM, _OPT), "id": (int, _OPT),
+                "fault": (_FAULT, _OPT)}
+_DEAL: _Spec = {"dealer": (int,), "mano": (int,), "hands": ([(str,)],), "stock": (str,), "scores": ([(int,)],)}
+_STOPPED: _Spec = {"reason": (str,), "detail": (str,), "phase": (str,), "scores": ([(int,)], _OPT)}
+_RECORDS: dict[str, _Spec] = {
+    "header": {"schema": (int,), "seed": (int,), "rules": (dict,), "first_dealer": (int, _OPT), "match_id": (str,),
+               "seats": ([({"seat": (int,), "entry": (str, _OPT), "bot": (str, _OPT), "version": (str, _OPT)},)],)},
+    "hand": {"hand": (int,), "game": (int,), "finished": (bool,), "deal": (_DEAL,), "steps": ([(_STEP,)],),
+             "result": (dict, _OPT), "stopped": (_STOPPED, _OPT)},
+    "footer": {"result": ({"faults": ([(dict,)],)},)},
+}
+
+
+def _type_problem(value: Any, allowed: tuple[Any, ...], where: str) -> str | None:
+    """What is wrong with ``value`` against ``allowed`` (types, a nested dict spec, a
+    one-item list spec), or None."""
+    for kind in allowed:
+        if isinstance(kind, dict) and isinstance(value, dict):
+            return _record_problem(value, kind, where)
+        if isinstance(kind, list) and isinstance(value, list):
+            return next((p for i, v in enumerate(value) if (p := _type_problem(v, kind[0], f"{where}[{i}]"))), None)
+        if isinstance(kind, type) and isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return None
+    return f"'{where}' has the wrong type ({type(value).__name__})"
+
+
+def _record_problem(rec: dict[str, Any], spec: _Spec, where: str = "") -> str | None:
+    for key, allowed in spec.items():
+        if key in rec and (problem := _type_problem(rec[key], allowed, f"{where}.{key}" if where else key)):
+            return problem
+    return None
+
+
+def parse_record(path: Path, no: int, data: bytes) -> tuple[dict[str, Any] | None, str]:
+    """One line of a log (at most :data:`arena.boundedjson.MAX_LINE_BYTES`, non-empty):
+    ``(record, "")``, or ``(None, why)`` for a line that is not JSON or not a record (a
+    line cut by a kill, damage: a reader reports it and goes on).
+
+    Raises:
+        HandLogError: a line no arena writes (nested too deeply, fields of the wrong
+            types), naming the file and the line.
+    """
+    try:
+        check_depth(data)
+        # Bytes that are not UTF-8 are replaced, as a text reader would: a damaged
+        # character in a name does not lose the whole record.
+        rec = json.loads(data.decode("utf-8", errors="replace"))
+    except JSONLimitError as exc:
+        raise HandLogError(f"{path}: line {no}: {exc}: not a mus-arena hand log") from None
+    except json.JSONDecodeError as exc:
+        return None, f"line {no}: not valid JSON ({exc.msg} at column {exc.colno})"
+    if not isinstance(rec, dict) or "type" not in rec:
+        return None, f"line {no}: not a log record (no 'type')"
+    spec = _RECORDS.get(rec["type"]) if isinstance(rec["type"], str) else None
+    if spec is not None and (problem := _record_problem(rec, spec)):
+        raise HandLogError(f"{path}: line {no}: {rec['type']} record: {problem}: not a mus-arena hand log")
+    return rec, ""
+
+
+def too_long(path: Path, no: int) -> HandLogError:
+    """The error of a line over :data:`arena.boundedjson.MAX_LINE_BYTES`."""
+    return HandLogError(f"{path}: {limit_text(no)}: not a mus-arena hand log")
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
-    """Yield ``(line number, record or None, error)`` for each non-empty line."""
+    """Yield ``(line number, record or None, error)`` for each non-empty line
+    (:func:`parse_record`), each read within :mod:`arena.boundedjson`'s limits.
+
+    Raises:
+        HandLogError: the file cannot be read; a line over the limits; a record whose
+            fields have the wrong types.
+    """
     try:
-        f = open(path, encoding="utf-8", errors="replace")
+        f = open(path, "rb")
     except OSError as exc:
         raise HandLogError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with f:
-        for no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield no, None, f"line {no}: not valid JSON ({exc.msg} at column {exc.colno})"
-                continue
-            if not isinstance(rec, dict) or "type" not in rec:
-                yield no, None, f"line {no}: not a log record (no 'type')"
-                continue
-            yield no, rec, ""
+        for line in lines(f):
+            if line.too_long:
+                raise too_long(path, line.number)
+            if line.data.strip():
+                rec, err = parse_record(path, line.number, line.data)
+                yield line.number, rec, err
 
 
 def read_log(path: Path) -> HandLog:
@@ -132,7 +205,7 @@ def read_log(path: Path) -> HandLog:
         elif rec["type"] == "footer":
             log.footer = rec
         else:
-            log.errors.append(f"unknown record type {rec['type']!r}")
+            log.errors.append(f"unknown record type {repr(rec['type'])[:60]}")
     if not log.header:
         raise HandLogError(f"{path}: no header record: not a mus-arena hand log" + (f" ({log.errors[0]})" if log.errors else ""))
     return log

@@ -16,6 +16,7 @@ ARENA = ROOT / "arena"
 
 LEVELS = {
     "engine": 0,      # the rules (arena/engine); mus_core below it is checked by test_architecture
+    "boundedjson": 0,  # reading JSON that may be hostile, within limits (standard library only)
     "results": 1,     # JSON of the engine's results
     "handlog": 1,     # reading and writing hand logs
     "narrate": 1,     # a hand's events in words (the report, a human seat)

@@ -30,6 +30,18 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     raise typer.Exit(code)
 
 
+@contextlib.contextmanager
+def malformed_log(path: object) -> Iterator[None]:
+    """Exit 2 with one line naming ``path`` when reading its log (or league file) breaks
+    on a value no arena writes. The readers check the records' types
+    (:mod:`arena.handlog`); this is the net under them for what the checks do not cover
+    (a rules table with an impossible value), so a hostile file never ends in a traceback."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        fail(f"{path}: not a log this arena wrote, or damaged ({type(exc).__name__}: {str(exc)[:200]})")
+
+
 def seed_option(value: str | None) -> int | None:
     """``--seed``: None when not given, else the seed (the rule of
     :func:`arena.league.config.parse_seed`); anything else exits 2."""

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import EXIT_FAILURE, fail
-from arena.handlog import HandLogError, read_log
+from arena.cli.common import EXIT_FAILURE, fail, malformed_log
+from arena.handlog import HandLog, HandLogError, read_log
 from arena.replay import format_hand, replay, verify
 
 
@@ -32,6 +32,13 @@ def replay_cmd(
         log = read_log(log_file)
     except HandLogError as exc:
         fail(str(exc))
+    with malformed_log(log_file):
+        _run(log, log_file, hand, seat, check, against, html)
+
+
+def _run(log: HandLog, log_file: Path, hand: int | None, seat: int | None, check: bool, against: str | None,
+         html: bool) -> None:
+    """``mus replay`` on a log read (the options as :func:`replay_cmd` takes them)."""
     n_seats = int(dict(log.header.get("rules", {})).get("players", 4))
     if seat is not None and not 0 <= seat < n_seats:
         fail(f"--seat must be 0..{n_seats - 1} for this {n_seats}-player match, not {seat}")

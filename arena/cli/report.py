@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import fail
+from arena.cli.common import fail, malformed_log
 from arena.report import Report, ReportError, report_folder
 
 
@@ -55,7 +55,8 @@ def report(
     standings of the matches saved so far). Exit codes: 0 written; 2 no hand log, or
     the report cannot be written.
     """
-    publish(lambda: report_folder(folder, out, on_match=_progress()), open_page)
+    with malformed_log(folder):
+        publish(lambda: report_folder(folder, out, on_match=_progress()), open_page)
 
 
 def _progress() -> Callable[[int, int], None] | None:

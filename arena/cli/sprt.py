@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from arena import boundedjson
 from arena.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
@@ -183,10 +184,12 @@ def _settings(new: str, old: str, given: dict[str, Any], rules: Rules | None, ou
         settings["rules"] = (rules or Rules()).to_mapping()
         return settings
     try:
-        stored: dict[str, Any] = json.loads((out / SPRT_FILE).read_text(encoding="utf-8"))
+        stored: dict[str, Any] = boundedjson.read_file(out / SPRT_FILE)
+        if not isinstance(stored, dict):
+            raise ValueError("not a JSON object")
     except FileNotFoundError:
         fail(f"{out / SPRT_FILE}: missing: {out} holds no test of mus sprt to resume; run without --resume")
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         fail(f"{out / SPRT_FILE}: unreadable ({exc}); cannot resume")
     asked = {"new": _bot_text(new), "old": _bot_text(old), **{k: v for k, v in given.items() if v is not None}}
     if rules is not None:

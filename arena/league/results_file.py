@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from arena import boundedjson
 from arena.league.schedule import ScheduledMatch
 
 RESULTS_FILE = "results.jsonl"
@@ -67,24 +68,23 @@ def read_results(path: Path, check: ResultsCheck | None = None) -> list[dict[str
     """
     if not path.exists():
         return []
-    with open(path, "rb") as f:
-        data = f.read()
     good: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    # Split on "\n" only: a stray "\r" inside a damaged line must not make two lines of it.
-    parts = data.split(b"\n")
-    lines = [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-    for number, line in enumerate(lines, start=1):
-        problem = _line_problem(line, number == len(lines), check, seen)
-        if problem is not None:
-            what, advice = problem
-            raise LeagueError(
-                f"{path}:{number}: {what}. Nothing was played and the file is left as it is "
-                f"({len(lines)} lines). {advice}"
-            )
-        rec = json.loads(line)
-        seen[rec["match_id"]] = number
-        good.append({k: v for k, v in rec.items() if k not in _INTEGRITY_FIELDS})
+    with open(path, "rb") as f:
+        # Split on "\n" only (binary lines): a stray "\r" inside a damaged line must not
+        # make two lines of it. Each line is read within arena.boundedjson's limits.
+        for line in boundedjson.lines(f):
+            problem = _line_problem(line, check, seen)
+            if problem is not None:
+                what, advice = problem
+                total = line.number + sum(1 for _ in boundedjson.lines(f))
+                raise LeagueError(
+                    f"{path}:{line.number}: {what}. Nothing was played and the file is left as it is "
+                    f"({total} lines). {advice}"
+                )
+            rec = json.loads(line.data)
+            seen[rec["match_id"]] = line.number
+            good.append({k: v for k, v in rec.items() if k not in _INTEGRITY_FIELDS})
     return good
 
 
@@ -92,17 +92,20 @@ _DROP_ADVICE = ("If you know where it comes from, restore the original line; oth
                 "match is then played again; the lines after it are kept) and run --resume again")
 
 
-def _line_problem(line: bytes, last: bool, check: ResultsCheck | None,
+def _line_problem(line: boundedjson.Line, check: ResultsCheck | None,
                   seen: dict[str, int]) -> tuple[str, str] | None:
     """What is wrong with one line of results.jsonl, and what to do; None if nothing."""
-    if not line.endswith(b"\n"):
-        if last:
-            return ("the last line is incomplete (the arena was stopped while writing it, or the disk filled up)",
-                    "Delete this partial line (its match is then played again) and run --resume again")
-        return "the line is incomplete", _DROP_ADVICE  # not reachable: only the last one can lack "\n"
+    if line.too_long:
+        return (f"longer than {boundedjson.MAX_LINE_BYTES // (1024 * 1024)} MiB (not read): no arena writes such "
+                "a line", _DROP_ADVICE)
+    if not line.complete:  # only the last line can lack its "\n"
+        return ("the last line is incomplete (the arena was stopped while writing it, or the disk filled up)",
+                "Delete this partial line (its match is then played again) and run --resume again")
     try:
-        rec = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        rec = boundedjson.loads(line.data)
+    except boundedjson.JSONLimitError as exc:
+        return f"{exc}: no arena writes such a line", _DROP_ADVICE
+    except ValueError:  # not JSON, not UTF-8
         return "not a JSON line (garbage, or a line damaged on disk)", _DROP_ADVICE
     if not isinstance(rec, dict) or not isinstance(rec.get("match_id"), str):
         return "not a match result (a JSON object with a match_id)", _DROP_ADVICE

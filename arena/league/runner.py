@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from arena import boundedjson
 from arena.league.config import LeagueConfig, parse_seed
 from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
 from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
@@ -187,7 +188,7 @@ def read_secret(out_dir: Path) -> LeagueSecret:
     """
     path = out_dir / SECRET_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = boundedjson.read_file(path)
         seed = parse_seed(data["seed"])
         given = data["seed_given"]
         key = bytes.fromhex(data["results_key"])
@@ -263,8 +264,10 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
         if not meta.exists():
             raise LeagueError(f"{out_dir}: nothing to resume (no league.json); run without --resume")
         try:
-            old = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            old = boundedjson.read_file(meta)
+            if not isinstance(old, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as exc:
             raise LeagueError(f"{meta}: unreadable ({exc}); cannot resume") from None
         secret = read_secret(out_dir)
         if config.seed is None and secret.given:

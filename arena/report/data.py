@@ -15,10 +15,10 @@ until the count, which discards they made beyond how many, the señas it did not
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from arena import boundedjson
 from arena.engine import (
     Action,
     IllegalActionError,
@@ -182,30 +182,30 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
     """The league's name, entries, standings and crosstable, from ``league.json``,
     ``results.jsonl`` and ``standings.json`` (or the standings computed from the
     results, for a league still running or interrupted); None for a folder that is
-    not a league's."""
+    not a league's. Each file is read within :mod:`arena.boundedjson`'s limits.
+
+    Raises:
+        HandLogError: a league file no arena wrote (a value of the wrong type, a line
+            over the limits), naming it.
+    """
     try:
-        config = json.loads((out_dir / "league.json").read_text(encoding="utf-8"))
+        config = boundedjson.read_file(out_dir / "league.json")
     except (OSError, ValueError):
         return None
-    names = [str(e["name"]) for e in config.get("entries", [])]
-    results = []
+    entries = config.get("entries", []) if isinstance(config, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "name" in e for e in entries):
+        raise HandLogError(f"{out_dir / 'league.json'}: its entries cannot be read: not a league this arena wrote")
+    names = [str(e["name"]) for e in entries]
+    results = _results(out_dir / "results.jsonl", names)
     try:
-        for line in (out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a kill: the league's resume rewrites it
-            if isinstance(rec, dict) and rec.get("team0") in names and rec.get("team1") in names:
-                results.append(rec)
-    except OSError:
-        pass
-    try:
-        standings = json.loads((out_dir / "standings.json").read_text(encoding="utf-8"))
+        standings = boundedjson.read_file(out_dir / "standings.json")
         final = True
     except (OSError, ValueError):
         target = (config.get("rules") or {}).get("target_points")
         standings = compute_standings(names, {}, results, target_points=target).to_json()
         final = False
+    if not isinstance(standings, dict):
+        raise HandLogError(f"{out_dir / 'standings.json'}: not the standings this arena writes")
     return {
         "name": config.get("name", out_dir.name), "entries": names, "final": final,
         "standings": standings.get("standings", []), "cross": standings.get("crosstable", {}),
@@ -213,6 +213,29 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
                     for r in results},
         "rules": config.get("rules", {}), "duplicate": config.get("duplicate"),
     }
+
+
+def _results(path: Path, names: list[str]) -> list[dict[str, Any]]:
+    """The results of ``results.jsonl`` between the league's entries, line by line
+    within the readers' limits; a line cut by a kill is passed over (the league's resume
+    rewrites it)."""
+    results = []
+    try:
+        with open(path, "rb") as f:
+            for line in boundedjson.lines(f):
+                if line.too_long:
+                    raise HandLogError(f"{path}: {boundedjson.limit_text(line.number)}: not a league this arena wrote")
+                try:
+                    rec = boundedjson.loads(line.data)
+                except boundedjson.JSONLimitError as exc:
+                    raise HandLogError(f"{path}: line {line.number}: {exc}: not a league this arena wrote") from None
+                except ValueError:
+                    continue
+                if isinstance(rec, dict) and rec.get("team0") in names and rec.get("team1") in names:
+                    results.append(rec)
+    except OSError:
+        pass
+    return results
 
 
 def find_logs(folder: Path) -> list[Path]:

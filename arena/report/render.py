@@ -11,6 +11,8 @@ inlined in the index.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shutil
 import time
@@ -57,6 +59,26 @@ def _environment() -> jinja2.Environment:
     )
 
 
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: list[str], styles: list[str]) -> str:
+    """The page's Content-Security-Policy: nothing from the network, and no script or
+    style but the page's own, allowed by the SHA-256 of each inline ``<script>`` and
+    ``<style>`` (the exact text between its tags). So a name or error text that ever
+    got into the page as markup (if escaping broke) could not run: no inline handler
+    (``onerror=``), no injected ``<script>``, no ``file:`` script from elsewhere on the
+    disk. ``'strict-dynamic'`` lets the viewer (trusted by its hash) load the match
+    files it writes the ``<script>`` tags of (``matches/m<k>.js``); a script the parser
+    meets in markup gets no such trust. Styles the viewer sets go through the CSSOM
+    (``element.style``), which a policy does not restrict."""
+    script_src = " ".join(_sha256(s) for s in scripts)
+    style_src = " ".join(_sha256(s) for s in styles)
+    return (f"default-src 'none'; script-src {script_src} 'strict-dynamic'; style-src {style_src}; "
+            "img-src data:; base-uri 'none'; form-action 'none'")
+
+
 def _match_script(data: dict[str, Any]) -> str:
     """A match's data as the script the page loads: a call that hands it over. JSON is
     JavaScript; the separators keep the file small."""
@@ -86,6 +108,10 @@ def write_report(logs: list[Path], out: Path, *, title: str, league: dict[str, A
             data = match_data(log)
         except HandLogError as exc:
             warnings.append(str(exc))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # Values the log's checks let through but the re-play cannot use: a log no
+            # arena wrote, left out like an unreadable one rather than ending the report.
+            warnings.append(f"{path}: not a log this arena wrote ({type(exc).__name__}: {str(exc)[:200]})")
         else:
             name = f"m{len(summaries)}.js"
             (matches_dir / name).write_text(_match_script(data), encoding="utf-8")
@@ -103,9 +129,10 @@ def write_report(logs: list[Path], out: Path, *, title: str, league: dict[str, A
         "title": title, "league": league, "matches": summaries, "arena_version": __version__,
         "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
+    css, viewer_js, chart_js = _static("report.css"), _static("viewer.js"), _static("chart.umd.min.js")
     page = _environment().get_template("index.html.j2").render(
-        title=title, data=index, css=_static("report.css"), viewer_js=_static("viewer.js"),
-        chart_js=_static("chart.umd.min.js"),
+        title=title, data=index, css=css, viewer_js=viewer_js, chart_js=chart_js,
+        csp=content_security_policy([chart_js, viewer_js], [css]),
     )
     (out / "index.html").write_text(page, encoding="utf-8")
     return Report(out / "index.html", len(summaries), tuple(warnings))
@@ -122,7 +149,10 @@ def report_folder(folder: Path, out: Path | None = None,
     """
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder")
-    league = league_data(folder)
+    try:
+        league = league_data(folder)
+    except HandLogError as exc:
+        raise ReportError(str(exc)) from None
     logs = find_logs(folder)
     if not logs:
         raise ReportError(f"{folder}: no hand log (*.jsonl) in it" + (" or in logs/" if league is None else ""))

@@ -9,41 +9,61 @@ re-played through the engine, with a seat's view if asked.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arena.handlog import HandLog
+from arena.boundedjson import MAX_LINE_BYTES
+from arena.handlog import HandLog, HandLogError, parse_record, too_long
 from arena.replay import format_hand, replay
 
 POLL_S = 0.1
 """How often a followed log is read again when nothing new is in it."""
 
+IDLE_S = 300.0
+"""How long ``mus watch`` waits for a log to grow before it says the match is not being
+played (``--idle-timeout``). A hand of a match with the default time control (2 s a
+decision) takes seconds; only a seat spending minutes of its time bank in one hand
+leaves its log still longer."""
 
-def follow(path: Path, stop: threading.Event | None = None, poll_s: float = POLL_S) -> Iterator[dict[str, Any]]:
+
+class WatchError(ValueError):
+    """A followed log that cannot be watched: a line no arena writes, or a log that
+    stopped growing (the message names the file, and the line or how long)."""
+
+
+def follow(path: Path, stop: threading.Event | None = None, poll_s: float = POLL_S,
+           idle_s: float | None = None) -> Iterator[dict[str, Any]]:
     """Each record of the log at ``path`` as its line is complete, waiting for the file to
     appear and for more lines, until the footer (or ``stop`` is set). A line being
-    written is read once its newline is there; a line that is not JSON is skipped."""
+    written is read once its newline is there; a line that is not JSON is skipped.
+    Nothing is held but one line of at most :data:`arena.boundedjson.MAX_LINE_BYTES`.
+
+    Raises:
+        HandLogError: a line over the limits or with fields of the wrong types.
+        WatchError: with ``idle_s``, the log did not grow for ``idle_s`` seconds.
+    """
+    last = time.monotonic()
     while not path.exists():
         if _wait(stop, poll_s):
             return
-    with open(path, encoding="utf-8", errors="replace") as f:
-        partial = ""
+        _check_idle(path, last, idle_s)
+    with open(path, "rb") as f:
+        partial, number = b"", 0
         while True:
-            chunk = f.readline()
+            chunk = f.readline(MAX_LINE_BYTES + 1 - len(partial))
             if chunk:
+                last = time.monotonic()
                 partial += chunk
-                if not partial.endswith("\n"):
+                if len(partial) > MAX_LINE_BYTES:
+                    raise too_long(path, number + 1)
+                if not partial.endswith(b"\n"):
                     continue  # the rest of the line is still being written
-                line, partial = partial, ""
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(rec, dict):
+                line, partial, number = partial, b"", number + 1
+                rec = parse_record(path, number, line)[0] if line.strip() else None
+                if rec is not None:
                     yield rec
                     if rec.get("type") == "footer":
                         return
@@ -51,6 +71,15 @@ def follow(path: Path, stop: threading.Event | None = None, poll_s: float = POLL
             if stop is not None and stop.is_set():
                 return  # after every complete line written so far
             _wait(stop, poll_s)
+            _check_idle(path, last, idle_s)
+
+
+def _check_idle(path: Path, since: float, idle_s: float | None) -> None:
+    """Raise :class:`WatchError` when the log has not grown for ``idle_s`` seconds."""
+    if idle_s is not None and time.monotonic() - since > idle_s:
+        state = "does not exist" if not path.exists() else "is empty" if path.stat().st_size == 0 else "has not grown"
+        raise WatchError(f"{path}: {state} for {idle_s:g} s: no match is being written to it "
+                         "(wait longer with --idle-timeout)")
 
 
 def _wait(stop: threading.Event | None, seconds: float) -> bool:
@@ -106,10 +135,15 @@ class HandPrinter:
 
 
 def watch(path: Path, echo: Callable[[str], None], seat: int | None = None,
-          stop: threading.Event | None = None) -> None:
-    """Print the match of the log at ``path`` hand by hand as it is played, to its end."""
+          stop: threading.Event | None = None, idle_s: float | None = None) -> None:
+    """Print the match of the log at ``path`` hand by hand as it is played, to its end.
+
+    Raises:
+        HandLogError: a line no arena writes (:func:`follow`).
+        WatchError: with ``idle_s``, the log stopped growing before its footer.
+    """
     printer = HandPrinter(path, echo, seat)
-    for rec in follow(path, stop):
+    for rec in follow(path, stop, idle_s=idle_s):
         printer.record(rec)
 
 
@@ -119,8 +153,13 @@ class Watching:
 
     def __init__(self, path: Path, echo: Callable[[str], None], seat: int | None = None) -> None:
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=watch, args=(path, echo, seat, self._stop), name="mus-watch",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._watch, args=(path, echo, seat), name="mus-watch", daemon=True)
+
+    def _watch(self, path: Path, echo: Callable[[str], None], seat: int | None) -> None:
+        try:
+            watch(path, echo, seat, self._stop)
+        except (HandLogError, WatchError) as exc:  # the match's own log: only another writer could do this
+            echo(f"watch stopped: {exc}")
 
     def __enter__(self) -> Watching:
         self._thread.start()

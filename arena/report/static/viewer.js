@@ -29,6 +29,8 @@
       if (v === null || v === undefined || v === false) continue;
       if (k === "class") e.className = v;
       else if (k === "text") e.textContent = v;
+      // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+      else if (k === "style") e.style.cssText = v;
       else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
       else e.setAttribute(k, v === true ? "" : String(v));
     }
