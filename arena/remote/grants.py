@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from arena.remote.manifest import BotManifest, Limits, ManifestError
+from arena.remote.manifest import BotManifest, BotSpec, Limits, ManifestError
 
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 """The keys of a ``[limits]`` table, in a manifest and in a league file alike."""
@@ -84,6 +84,18 @@ def apply(manifest: BotManifest, profile: str, grants: Grants) -> BotManifest:
                 "only the variables the organiser grants (league file: [sandbox] allow_env or the entry's allow_env; "
                 "mus match: --allow-env): grant it, or remove it from the manifest")
     return dataclasses.replace(manifest, limits=capped(manifest.limits, grants.ceilings))
+
+
+def ungranted(spec: BotSpec, profile: str) -> BotSpec:
+    """``spec`` as a command without grants runs it (``mus check``, ``mus sprt``): under
+    ``strict`` no inherited variable, and the arena's defaults as limit ceilings.
+
+    Raises:
+        GrantError: the manifest inherits a variable under ``strict``.
+    """
+    if not isinstance(spec, BotManifest):
+        return spec
+    return apply(spec, profile, Grants(ceilings=ceilings(profile)))
 
 
 def env_names(value: object) -> frozenset[str] | None:

@@ -166,3 +166,16 @@ def test_readability_as_root_needs_others_and_as_a_user_needs_the_user(tmp_path:
     (folder / "data").chmod(0o700)
     problem = sandbox.readability_problem(folder)
     assert (problem is not None and str(folder / "data") in problem) if os.geteuid() == 0 else problem is None
+
+
+def test_commands_without_a_league_file_grant_nothing_under_strict(tmp_path: Path) -> None:
+    """``mus check`` and ``mus sprt`` have no grants: under strict a manifest inheriting a
+    variable is refused, and its limits are the arena's defaults at most."""
+    m = load_manifest(bot(tmp_path / "a", 'inherit_env = ["TOKEN"]\n[limits]\nmemory_mb = 0'))
+    with pytest.raises(grants.GrantError, match="field inherit_env: TOKEN is not granted"):
+        grants.ungranted(m, "strict")
+    kept = grants.ungranted(m, "default")
+    assert isinstance(kept, BotManifest) and kept.inherit_env == ("TOKEN",) and kept.limits.memory_mb == 0
+    m = load_manifest(bot(tmp_path / "b", "[limits]\nmemory_mb = 0"))
+    strict = grants.ungranted(m, "strict")
+    assert isinstance(strict, BotManifest) and strict.limits.memory_mb == Limits().memory_mb
