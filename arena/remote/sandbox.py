@@ -444,7 +444,9 @@ def _own_env(manifest: BotManifest) -> list[str]:
 
     arena_keys = set(handshake.handshake_env("/"))  # the arena's word on how to reach it wins
     pairs = [f"{k}={v}" for k, v in manifest.env.items() if k not in arena_keys]
-    return [shutil.which("env") or "/usr/bin/env", "--", *pairs] if pairs else []
+    # /usr/bin/env: what a strict bot sees of the host is /usr (a PATH's /usr/local is not).
+    env = "/usr/bin/env" if os.path.exists("/usr/bin/env") else shutil.which("env") or "env"
+    return [env, "--", *pairs] if pairs else []
 
 
 # ---------------------------------------------------------------------- default profile
