@@ -218,7 +218,8 @@ def _workdir(path: Path, folder: Path, raw: object) -> Path:
     workdir = (folder / raw).resolve()
     if workdir != folder and folder not in workdir.parents:
         raise ManifestError(f"{path}: field workdir: {raw!r} resolves to {workdir}, outside the bot's folder {folder} "
-                            "(symlinks followed); a bot runs in its own folder or one below it")
+                            "(symlinks followed); a bot runs in its own folder or one below it: put the manifest in "
+                            "the bot's folder")
     if not workdir.is_dir():
         raise ManifestError(f"{path}: field workdir: {workdir} is not a directory")
     return workdir
