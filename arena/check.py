@@ -29,6 +29,7 @@ from arena.referee.player import (
     Player,
 )
 from arena.referee.session import Faulted, MatchSession, Turn
+from arena.remote import grants
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
@@ -136,7 +137,7 @@ def run_check(
     ``sandbox``: the profile its processes run under (``strict``: as in a tournament).
     """
     with tempfile.TemporaryDirectory(prefix="mus-check-") as tmp:
-        check = _Check(parse_bot_spec(spec_text), Path(tmp), echo, decision_ms, sandbox)
+        check = _Check(grants.ungranted(parse_bot_spec(spec_text), sandbox), Path(tmp), echo, decision_ms, sandbox)
         try:
             _ = (check.started() and check.answers_info() and check.first_decision() and check.full_match()
                  and check.shuts_down())

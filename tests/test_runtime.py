@@ -61,7 +61,7 @@ def test_a_bad_value_is_refused_when_built_in_one_line(kwargs: dict[str, Any], m
 
 def test_a_manifest_with_share_cpu_loads_with_one_warning(tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_text(
-        f'name = "old"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\nshare_cpu = true\n',
+        f'name = "old"\ncommand = ["python", "{REPO / "bots" / "random" / "bot.py"}"]\nshare_cpu = true\n',
         encoding="utf-8",
     )
     with structlog.testing.capture_logs() as logs:
@@ -96,7 +96,7 @@ def test_a_match_with_every_old_setting_runs(tmp_path: Path) -> None:
     bot = tmp_path / "old"
     bot.mkdir()
     (bot / "bot.toml").write_text(
-        f'name = "old"\ncommand = ["python", "bot.py"]\nworkdir = "{REPO / "bots" / "random"}"\nshare_cpu = true\n',
+        f'name = "old"\ncommand = ["python", "{REPO / "bots" / "random" / "bot.py"}"]\nshare_cpu = true\n',
         encoding="utf-8",
     )
     out = tmp_path / "m"

@@ -28,8 +28,10 @@ from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
 from arena.league.runner import SECRET_BITS, seed_line
 from arena.referee.match import MatchConfig
-from arena.remote.manifest import ManifestError, parse_bot_spec
+from arena.remote import grants
+from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
+from arena.remote.sandbox import STRICT, readability_problem
 from arena.report.watch import Watching
 from arena.runtime import DEFAULT_POLL_US, Runtime, command_line
 
@@ -68,6 +70,7 @@ def match(
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", metavar="default|strict", help="How the bot processes are isolated (see docs/league.md). strict fails (exit 2) on a machine that cannot give it.")] = "default",
+    allow_env: Annotated[list[str] | None, typer.Option("--allow-env", metavar="NAME", help="Under --sandbox strict: a variable of this environment a bot's manifest may inherit (inherit_env); repeat for more. Without it a strict bot inherits none, and a manifest asking for one is refused.")] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Show each hand as it is played (as mus replay shows it), from the hand log as the referee writes it.")] = False,
 ) -> None:
     """Play one match between bot processes and write its hand log.
@@ -85,7 +88,7 @@ def match(
         fail(str(exc))
     n = rules.players
     try:
-        specs = [parse_bot_spec(b) for b in bots]
+        specs = [_granted(parse_bot_spec(b), b, sandbox, allow_env or []) for b in bots]
     except ManifestError as exc:
         fail(str(exc))
     if len(specs) == 2 and n >= 4:
@@ -148,6 +151,23 @@ def match(
     print_start_failures(match_start_failures(outcome), in_league=False)
     if outcome.start_error and res.hands == 0:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _granted(spec: BotSpec, given: str, profile: str, allow_env: list[str]) -> BotSpec:
+    """The bot as this match lets it run: under strict, only the ``--allow-env`` variables
+    inherited and the arena's limits as ceilings (arena.remote.grants), its folder readable.
+
+    Raises:
+        ManifestError: what the manifest asks is not granted, or its folder is unreadable.
+    """
+    if not isinstance(spec, BotManifest):
+        return spec
+    spec = grants.apply(spec, profile, grants.Grants(frozenset(allow_env), grants.ceilings(profile)))
+    if profile == STRICT:
+        unreadable = readability_problem(spec.workdir)
+        if unreadable is not None:
+            raise ManifestError(f"{given}: {unreadable}")
+    return spec
 
 
 def _write_secret(path: Path, seed: int, given: bool) -> None:

@@ -52,6 +52,7 @@ from arena.league.config import Entry, LeagueConfig
 from arena.league.runmatch import MatchOutcome, start_failed_seats
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line, start_failures
 from arena.league.sprt import PairTracker, SprtParams, Verdict
+from arena.remote import grants
 from arena.remote.manifest import ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
 
@@ -252,11 +253,12 @@ def sprt(
     except ValueError as exc:
         fail(str(exc))
     try:
-        specs = (parse_bot_spec(settings["new"]), parse_bot_spec(settings["old"]))
+        profile = sandbox or "default"
+        specs = (grants.ungranted(parse_bot_spec(settings["new"]), profile),
+                 grants.ungranted(parse_bot_spec(settings["old"]), profile))
         run_rules = Rules.from_mapping(settings["rules"])
     except (ManifestError, ValueError) as exc:
         fail(str(exc))
-    profile = sandbox or "default"
     protections = require_sandbox(profile)
     config = LeagueConfig(
         name="sprt", entries=(Entry(NEW, specs[0]), Entry(OLD, specs[1])), rules=run_rules, seed=given_seed,

@@ -49,7 +49,7 @@ from arena.league.runmatch import MatchOutcome, Seating, run_match
 from arena.league.schedule import ScheduledMatch
 from arena.referee.match import MatchConfig, MatchResult
 from arena.remote import sandbox
-from arena.remote.manifest import BotManifest
+from arena.remote.manifest import BotManifest, Limits
 from arena.remote.process import LOG_CAP_BYTES
 from arena.runtime import Runtime
 
@@ -102,6 +102,9 @@ class MatchTask:
     """(digest, manifest path) of each distinct bot of the match."""
     seat_bots: tuple[int, ...]
     """Per seat, its bot's index in :attr:`bundles`."""
+    terms: tuple[tuple[Limits, tuple[str, ...]], ...]
+    """Per bundle, the limits and inherited variables the league file left its manifest
+    (arena.remote.grants): a worker reads the manifest again, and must not let it decide."""
     runtime: Runtime
     sandbox: str
     reuse: bool
@@ -249,13 +252,13 @@ def play_match_task(task: MatchTask, bundle_refs: list[Any]) -> WorkerResult:
     node = state.node
     root = bundle.cache_root()
     specs: list[BotManifest] = []
-    for (digest, manifest), ref in zip(task.bundles, bundle_refs, strict=True):
+    for (digest, manifest), ref, (limits, inherit) in zip(task.bundles, bundle_refs, task.terms, strict=True):
         key = f"{digest}/{manifest}"
         if key not in state.specs:
             folder = bundle.unpacked(digest, root) or bundle.unpack(digest, ray.get(ref), root)
             state.specs[key] = spec = bundle.load_unpacked(folder, manifest)
             state.fit[key] = bundle.missing(spec)
-        spec = state.specs[key]
+        spec = dataclasses.replace(state.specs[key], limits=limits, inherit_env=inherit)
         if state.fit[key] is not None:
             entries = sorted({task.seating[s] for s, b in enumerate(task.seat_bots) if task.bundles[b][0] == digest})
             raise WorkerUnfit(f"node {node} cannot run bot {spec.name} (entry {', '.join(entries)}): "
@@ -482,19 +485,25 @@ class RayExecutor:
         """Start the task of ``m`` (only its own seed goes with it)."""
         config = self.cluster.config
         specs, names = config.seats(m.team0, m.team1)
+        keys: list[tuple[object, ...]] = []
         digests: list[str] = []
         seat_bots: list[int] = []
         bundles: list[tuple[str, str]] = []
+        terms: list[tuple[Limits, tuple[str, ...]]] = []
         for spec in specs:
             b = self._bundle(spec)
-            if b.digest not in digests:
+            assert isinstance(spec, BotManifest)  # a cluster league ships bot folders only
+            key = (b.digest, spec.limits, spec.inherit_env)
+            if key not in keys:
+                keys.append(key)
                 digests.append(b.digest)
                 bundles.append((b.digest, b.manifest))
-            seat_bots.append(digests.index(b.digest))
+                terms.append((spec.limits, spec.inherit_env))
+            seat_bots.append(keys.index(key))
         match = MatchConfig(rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
                             time_bank_ms=config.time_bank_ms, max_faults=config.max_faults)
-        task = MatchTask(match, names, tuple(bundles), tuple(seat_bots), config.runtime, config.sandbox, self.reuse,
-                         self.max_process_matches)
+        task = MatchTask(match, names, tuple(bundles), tuple(seat_bots), tuple(terms), config.runtime, config.sandbox,
+                         self.reuse, self.max_process_matches)
         ref = self.remote.remote(task, [self.cluster.refs[d] for d in digests])
         fut: Future[Any] = ref.future()
         self.running[fut] = ref

@@ -19,6 +19,10 @@
     fresh_processes = false      # true: a new process per seat and match (default: kept)
     [sandbox]
     mode = "default"             # or "strict": see arena/remote/sandbox.py
+    allow_env = ["CUDA_HOME"]    # variables any entry's manifest may inherit under strict
+
+    [limits]                     # ceilings of every bot process's limits (0 = none);
+    memory_mb = 4096             # under strict, the arena's defaults where not given
 
     [cluster]                    # optional: run the matches on a Ray cluster (docs/cluster.md)
     address = "auto"             # "local", "auto", "host:port" or "ray://host:port"
@@ -26,6 +30,8 @@
     [[entry]]
     name = "rulebot"
     bot = "bots/rulebot"         # a manifest, a directory with bot.toml, or host:port
+    allow_env = ["MY_VAR"]       # optional: more variables this entry's bot may inherit
+    limits = { memory_mb = 8192 } # optional: this entry's own ceilings (over [limits])
 
     [[entry]]
     name = "mixed"
@@ -48,8 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import SEED_LIMIT, Rules
-from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
-from arena.remote.sandbox import PROFILES, check_profile
+from arena.remote import grants
+from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
+from arena.remote.sandbox import PROFILES, STRICT, check_profile, readability_problem
 from arena.runtime import (
     DEFAULT_POLL_US,
     IGNORED_PLACEMENT,
@@ -252,7 +259,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
     allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "sandbox",
-               "fresh_processes", "entry", "cluster"}
+               "fresh_processes", "entry", "cluster", "limits"}
     for key in data:
         if key not in allowed and key not in ("bot_cpus", "spin_us"):  # those two: deprecated, read below
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -280,8 +287,8 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
     if not isinstance(sandbox_cfg, dict):
         raise err("sandbox", "must be a table ([sandbox] with mode)", "sandbox")
     for key in sandbox_cfg:
-        if key != "mode":
-            raise err(f"sandbox.{key}", "unknown key (known: mode)", key)
+        if key not in ("mode", "allow_env"):
+            raise err(f"sandbox.{key}", "unknown key (known: mode, allow_env)", key)
     file_sandbox = sandbox_cfg.get("mode", "default")
     if not isinstance(file_sandbox, str) or file_sandbox not in PROFILES:
         raise err("sandbox.mode", f"must be one of {', '.join(PROFILES)}, not {file_sandbox!r}", "mode")
@@ -312,9 +319,10 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         if name in names:
             raise err(f"{fld}.name", f"duplicate entry name {name!r}", "name")
         names.add(name)
-        unknown = set(raw) - {"name", "bot", "pair"}
+        unknown = set(raw) - {"name", "bot", "pair", "allow_env", "limits"}
         if unknown:
-            raise err(f"{fld}.{sorted(unknown)[0]}", "unknown key (known: name, bot, pair)", sorted(unknown)[0])
+            raise err(f"{fld}.{sorted(unknown)[0]}", "unknown key (known: name, bot, pair, allow_env, limits)",
+                      sorted(unknown)[0])
         if "pair" in raw:
             pair = raw["pair"]
             if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
@@ -325,9 +333,13 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         if not isinstance(bot, str):
             raise err(f"{fld}.bot", "must be a bot manifest path, a directory with bot.toml, or host:port", "bot")
         try:
-            spec = parse_bot_spec(bot, base)
+            spec = _granted(parse_bot_spec(bot, base), raw, i, sandbox or file_sandbox, sandbox_cfg, data, err)
         except ManifestError as exc:
-            raise err(f"{fld}.bot", str(exc), "bot") from None
+            raise err(f"{fld}.bot", f"entry {name!r}: {exc}", "bot") from None
+        if (sandbox or file_sandbox) == STRICT and isinstance(spec, BotManifest) and "cluster" not in data:
+            unreadable = readability_problem(spec.workdir)
+            if unreadable is not None:
+                raise err(f"{fld}.bot", f"entry {name!r}: {unreadable}", "bot")
         entries.append(Entry(name, spec=spec))
     for i, e in enumerate(entries):
         if e.pair is not None and rules.players == 2:
@@ -378,6 +390,34 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         cluster=cluster,
         source=path,
     )
+
+
+def _granted(spec: BotSpec, raw: dict[str, Any], i: int, profile: str, sandbox_cfg: dict[str, Any],
+             data: dict[str, Any], err: Callable[..., LeagueConfigError]) -> BotSpec:
+    """``spec`` as the organiser lets it run (:func:`arena.remote.grants.apply`): the
+    league's and the entry's ``allow_env`` and limit ceilings, checked and applied.
+
+    Raises:
+        LeagueConfigError: a bad ``allow_env`` or ``limits`` table.
+        ManifestError: the manifest asks for what is not granted.
+    """
+    tables: list[dict[str, int]] = []
+    for where, table, key in (("limits", data, "limits"), (f"entry[{i}].limits", raw, "limits")):
+        if key in table:
+            checked, why = grants.limits_table(table[key])
+            if checked is None:
+                raise err(where, why, "limits")
+            tables.append(checked)
+    allowed: list[frozenset[str]] = []
+    for where, table in (("sandbox.allow_env", sandbox_cfg), (f"entry[{i}].allow_env", raw)):
+        if "allow_env" in table:
+            names = grants.env_names(table["allow_env"])
+            if names is None:
+                raise err(where, "must be a list of environment variable names", "allow_env")
+            allowed.append(names)
+    if not isinstance(spec, BotManifest):
+        return spec
+    return grants.apply(spec, profile, grants.Grants(grants.merged(*allowed), grants.ceilings(profile, *tables)))
 
 
 def _cluster_table(data: dict[str, Any], err: Callable[..., LeagueConfigError]) -> ClusterConfig | None:

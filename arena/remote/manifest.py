@@ -4,13 +4,14 @@ A manifest is a TOML file::
 
     name = "rulebot"
     command = ["python", "bot.py"]   # "python" becomes the arena's own interpreter
-    workdir = "."                    # relative to the manifest
-    inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default)
+    workdir = "."                    # relative to the manifest; must stay inside its folder
+    inherit_env = ["CUDA_HOME"]      # arena variables to pass on (none but PATH, HOME, LANG… by default;
+                                     # under strict only those the league file grants)
     run_as = "nobody"                # optional: another user (the arena must run as root)
     fresh_process = true             # a new process for every match (default false: a league may reuse one)
     [env]
     MUS_BOT_SEED = "1"
-    [limits]                         # per bot process; 0 = no limit
+    [limits]                         # per bot process; 0 = no limit (under strict: the league's ceiling)
     memory_mb = 8192                 # address space (RLIMIT_AS)
     cpu_seconds = 3600               # CPU time (RLIMIT_CPU)
     open_files = 1024                # RLIMIT_NOFILE
@@ -18,6 +19,10 @@ A manifest is a TOML file::
 
 A bot spec on the command line is a manifest path, a directory holding ``bot.toml``, or
 ``host:port`` / ``unix:/path`` of a bot already running elsewhere.
+
+The manifest is written by the bot's author: what it may decide, and what the league file
+decides instead, is in docs/reliability.md ("Who decides each manifest key");
+:mod:`arena.remote.grants` applies the league file's word.
 
 ``share_cpu``, which earlier manifests carry, is accepted and ignored, with a deprecation
 warning: the operating system places the bots.
@@ -67,6 +72,14 @@ class BotManifest:
     fresh_process: bool = False
     """The bot must start afresh for every match: a league then never gives one of its
     processes a second match (see :mod:`arena.league.pool`)."""
+    folder: Path | None = None
+    """The bot's own folder: the manifest's (symlinks followed). :attr:`workdir` is in it;
+    None for a manifest made in code (its workdir is then its folder)."""
+
+    @property
+    def home(self) -> Path:
+        """The folder the bot owns: :attr:`folder`, else :attr:`workdir`."""
+        return self.folder if self.folder is not None else self.workdir
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,7 @@ class BotAddress:
 
 BotSpec = BotManifest | BotAddress
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ADDRESS = re.compile(r"^(unix:/.+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
 
 
@@ -147,12 +161,15 @@ def load_spec(path: Path) -> BotSpec:
     if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
         raise ManifestError(f"{path}: field command: must be a non-empty list of strings")
     command = [sys.executable if (i == 0 and c in ("python", "python3")) else c for i, c in enumerate(command)]
-    workdir = (path.parent / str(data.get("workdir", "."))).resolve()
-    if not workdir.is_dir():
-        raise ManifestError(f"{path}: field workdir: {workdir} is not a directory")
+    folder = path.parent.resolve()
+    workdir = _workdir(path, folder, data.get("workdir", "."))
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
         raise ManifestError(f"{path}: field env: must be a table of strings")
+    for key, value in env.items():
+        if not _ENV_NAME.match(key) or "\0" in str(value):
+            raise ManifestError(f"{path}: field env.{key[:60]!r}: a variable name is letters, digits and _ "
+                                "(not starting with a digit), its value a string without NUL")
     unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "share_cpu", "fresh_process",
                                "description"}
     if unknown:
@@ -175,7 +192,7 @@ def load_spec(path: Path) -> BotSpec:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ManifestError(f"{path}: field limits.{key}: must be an integer >= 0 (0 = no limit)")
     inherit = data.get("inherit_env", [])
-    if not isinstance(inherit, list) or not all(isinstance(v, str) for v in inherit):
+    if not isinstance(inherit, list) or not all(isinstance(v, str) and _ENV_NAME.match(v) for v in inherit):
         raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
     run_as = data.get("run_as")
     if run_as is not None and not ((isinstance(run_as, str) and run_as.strip()) or isinstance(run_as, int)):
@@ -183,7 +200,29 @@ def load_spec(path: Path) -> BotSpec:
     return BotManifest(
         name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
         Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), fresh_process,
+        folder,
     )
+
+
+def _workdir(path: Path, folder: Path, raw: object) -> Path:
+    """The manifest's ``workdir``, resolved (symlinks followed): a directory inside the
+    bot's own ``folder``, under every profile. The strict sandbox shows a bot its workdir,
+    so a workdir above its folder (``..``, ``/``, a link out) would show it the league's
+    secret and the host's files.
+
+    Raises:
+        ManifestError: not a string, not a directory, or outside ``folder``.
+    """
+    if not isinstance(raw, str) or not raw or "\0" in raw:
+        raise ManifestError(f"{path}: field workdir: must be a folder path relative to the manifest, not {raw!r}")
+    workdir = (folder / raw).resolve()
+    if workdir != folder and folder not in workdir.parents:
+        raise ManifestError(f"{path}: field workdir: {raw!r} resolves to {workdir}, outside the bot's folder {folder} "
+                            "(symlinks followed); a bot runs in its own folder or one below it: put the manifest in "
+                            "the bot's folder")
+    if not workdir.is_dir():
+        raise ManifestError(f"{path}: field workdir: {workdir} is not a directory")
+    return workdir
 
 
 def _remote_spec(path: Path, name: str, data: dict[str, object]) -> BotAddress:

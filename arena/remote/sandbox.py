@@ -35,10 +35,12 @@ import importlib.util
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -269,21 +271,68 @@ def _closed_to_others(folder: Path, most: int = 20_000) -> Path | None:
     read (or search), if any; None when all are open. (The folders above it do not
     matter: the sandbox shows the folder at its path through folders of its own.) Looks
     at ``most`` entries at the most (a huge folder is not walked to the end)."""
+    return _first_closed(folder, _open_to_others, most)
+
+
+def _open_to_others(_path: str, st: os.stat_result) -> bool:
+    need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
+    return st.st_mode & need == need
+
+
+def _open_to_me(path: str, st: os.stat_result) -> bool:
+    return os.access(path, os.R_OK | (os.X_OK if stat.S_ISDIR(st.st_mode) else 0))
+
+
+def _closed_to_me(folder: Path, most: int = 20_000) -> Path | None:
+    """The first file or folder under ``folder`` (or ``folder`` itself, or a folder above
+    it) that this process's user cannot read (or search), if any."""
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return folder
+    return _first_closed(folder, _open_to_me, most)
+
+
+def _first_closed(folder: Path, ok: Callable[[str, os.stat_result], bool], most: int) -> Path | None:
+    """The first folder or file under ``folder`` that fails ``ok``; links are skipped."""
     seen = 0
-    for root, _dirs, files in os.walk(folder):
-        if os.stat(root).st_mode & 0o005 != 0o005:
-            return Path(root)
-        for name in files:
+    if not ok(str(folder), os.stat(folder)):
+        return folder
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:  # a folder closed to this user is not walked: it is checked here
             path = os.path.join(root, name)
             try:
-                if not os.stat(path).st_mode & 0o004:
-                    return Path(path)
+                st = os.lstat(path)
             except OSError:
-                continue  # a dangling link: nothing to read
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                continue  # a link is followed inside the sandbox, where it names something else
+            if not ok(path, st):
+                return Path(path)
             seen += 1
         if seen > most:
             break
     return None
+
+
+def readability_problem(folder: Path) -> str | None:
+    """Why a strict bot could not read its folder ``folder``, with the fix; None if it can.
+
+    As root the arena runs each strict bot as a uid of its own, which owns no file: every
+    file must be readable by other users (and every folder searchable). A normal user's
+    arena runs the bot as itself (mapped in a user namespace): what that user cannot read,
+    the bot cannot either, and bubblewrap cannot even show a folder that user cannot reach.
+    """
+    if os.geteuid() == 0:
+        closed = _closed_to_others(folder)
+        if closed is None:
+            return None
+        return (f"{closed} is not readable by other users, and under the strict sandbox a root arena runs each bot "
+                f"as a uid of its own: make the bot's folder readable (chmod -R a+rX {folder})")
+    closed = _closed_to_me(folder)
+    if closed is None:
+        return None
+    return (f"{closed} is not readable by the arena's user (uid {os.geteuid()}), and under the strict sandbox the bot "
+            f"runs as that user: give it the bot's folder (chown -R {os.geteuid()} {folder}, or chmod -R a+rX "
+            f"{folder} and a+x on the folders above it)")
 
 
 _SWEPT: set[Path] = set()
@@ -346,7 +395,7 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
 def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path) -> Confinement:
     """:func:`confine`'s work once the bot's private folder ``host_dir`` exists."""
     if profile == DEFAULT:
-        argv = [*_default_wrapper(manifest.limits, manifest.run_as), *manifest.command]
+        argv = [*_default_wrapper(manifest.limits, manifest.run_as), *_own_env(manifest), *manifest.command]
         env = _default_env(manifest, str(host_dir))
         if manifest.run_as is not None:
             run_uid, run_gid = _user_ids(manifest.run_as)
@@ -357,13 +406,10 @@ def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path)
     # bound into the sandbox (its parent stays 0700, so no other user reaches it).
     sock_dir = host_dir / "s"
     sock_dir.mkdir(mode=0o700)
-    if os.geteuid() == 0:
-        closed = _closed_to_others(manifest.workdir)
-        if closed is not None:
-            raise SandboxError(
-                f"{closed} is not readable by other users, and under the strict sandbox a root arena runs each bot "
-                f"as a uid of its own: make the bot's folder readable (chmod -R a+rX {manifest.workdir})"
-            )
+    _check_workdir(manifest)
+    unreadable = readability_problem(manifest.workdir)
+    if unreadable is not None:
+        raise SandboxError(unreadable)
     uid = _UIDS.take() if os.geteuid() == 0 else None
     if uid is not None:
         os.chown(sock_dir, uid, uid)
@@ -372,6 +418,35 @@ def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path)
     if group is not None:
         argv = group.wrap(argv)
     return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid, group)
+
+
+def _check_workdir(manifest: BotManifest) -> None:
+    """The folder a strict bot is shown (its workdir) is inside the bot's own folder
+    (load_spec refuses any other; checked again here for a manifest made in code).
+
+    Raises:
+        SandboxError: it is not.
+    """
+    home, workdir = manifest.home.resolve(), manifest.workdir.resolve()
+    if workdir != home and home not in workdir.parents:
+        raise SandboxError(f"workdir {workdir} is outside the bot's folder {home}: the strict sandbox shows a bot "
+                           "its own folder only")
+
+
+def _own_env(manifest: BotManifest) -> list[str]:
+    """The manifest's ``[env]``, set by ``env`` right before the bot's command: the bot
+    author's variables reach the bot only, never a wrapper that runs before it as the
+    arena's user or as root (``LD_PRELOAD`` there would run the author's code outside
+    the sandbox or with the arena's privileges)."""
+    if not manifest.env:
+        return []
+    from mus_sdk import handshake
+
+    arena_keys = set(handshake.handshake_env("/"))  # the arena's word on how to reach it wins
+    pairs = [f"{k}={v}" for k, v in manifest.env.items() if k not in arena_keys]
+    # /usr/bin/env: what a strict bot sees of the host is /usr (a PATH's /usr/local is not).
+    env = "/usr/bin/env" if os.path.exists("/usr/bin/env") else shutil.which("env") or "env"
+    return [env, "--", *pairs] if pairs else []
 
 
 # ---------------------------------------------------------------------- default profile
@@ -442,7 +517,6 @@ def _default_env(manifest: BotManifest, socket_dir: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in keep}
     if manifest.command and manifest.command[0] == sys.executable:
         env.update(grpc_tuning.bot_environment())
-    env.update(manifest.env)
     env.update(handshake.handshake_env(socket_dir))
     env["PYTHONUNBUFFERED"] = "1"
     return env
@@ -576,7 +650,6 @@ def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> t
     for name in manifest.inherit_env:
         if name in os.environ:
             env[name] = os.environ[name]
-    env.update(manifest.env)
     env.update(handshake.handshake_env(SOCKET_DIR_INSIDE))
     argv += ["--hostname", "mus-bot", "--chdir", workdir, "--"]
     argv = _with_parent_dirs(argv)
@@ -584,4 +657,4 @@ def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> t
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
         argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
     argv += _limits_wrapper(manifest.limits)
-    return argv + command, env
+    return argv + _own_env(manifest) + command, env

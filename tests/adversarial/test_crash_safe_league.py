@@ -45,7 +45,7 @@ def write_league(root: Path, tag: str, *, matches: int = 4, jobs: int = 2, seed:
     for name, src, env in entries:
         d = root / "entries" / name
         d.mkdir(parents=True, exist_ok=True)
-        lines = [f'name = "{name}"', 'command = ["python", "bot.py"]', f'workdir = "{src}"', "[env]",
+        lines = [f'name = "{name}"', f'command = ["python", "{src / "bot.py"}"]', "[env]",
                  f'{TAG_ENV} = "{tag}"', *(f'{k} = "{v}"' for k, v in env.items())]
         (d / "bot.toml").write_text("\n".join(lines) + "\n")
     path = root / "league.toml"

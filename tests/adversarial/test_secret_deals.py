@@ -46,7 +46,7 @@ def write_league(root: Path, tag: str, spy_out: Path, *, search_range: int | Non
     for name, src, extra in (("snoop", SNOOP, env), ("trivial", TRIVIAL_BOT, {TAG_ENV: tag})):
         d = root / "entries" / name
         d.mkdir(parents=True, exist_ok=True)
-        lines = [f'name = "{name}"', 'command = ["python", "bot.py"]', f'workdir = "{src}"',
+        lines = [f'name = "{name}"', f'command = ["python", "{src / "bot.py"}"]',
                  "[env]", *(f'{k} = "{v}"' for k, v in extra.items())]
         (d / "bot.toml").write_text("\n".join(lines) + "\n")
     path = root / "league.toml"

@@ -26,7 +26,7 @@ def mus(*args: str | Path | int) -> subprocess.CompletedProcess[str]:
 
 def test_match_and_replay_show_the_exception_and_name_the_stderr_log(tmp_path: Path) -> None:
     manifest = tmp_path / "raising.toml"
-    manifest.write_text(f'name = "raiser"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\nworkdir = "{TESTBOT}"\n'
+    manifest.write_text(f'name = "raiser"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\n'
                         '[env]\nMUS_TEST_MODE = "raise"\nMUS_TEST_AT = "2"\n', encoding="utf-8")
     out = tmp_path / "out"
     t0 = time.monotonic()

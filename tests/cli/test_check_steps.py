@@ -32,7 +32,7 @@ def manifest_of_testbot(tmp_path: Path, **env: str) -> Path:
     lines = [f'{k} = "{v}"' for k, v in env.items()]
     path = tmp_path / "testbot.toml"
     path.write_text(
-        f'name = "testbot"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\nworkdir = "{TESTBOT}"\n[env]\n' + "\n".join(lines) + "\n",
+        f'name = "testbot"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\n[env]\n' + "\n".join(lines) + "\n",
         encoding="utf-8",
     )
     return path

@@ -36,7 +36,7 @@ def manifest_of_testbot(folder: Path, **env: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "testbot.toml"
     lines = "".join(f'{k} = "{v}"\n' for k, v in env.items())
-    path.write_text(f'name = "testbot"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\nworkdir = "{TESTBOT}"\n[env]\n{lines}',
+    path.write_text(f'name = "testbot"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\n[env]\n{lines}',
                     encoding="utf-8")
     return path
 

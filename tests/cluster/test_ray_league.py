@@ -167,7 +167,8 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
     """The league on the cluster, its secret drawn as in a competition; every task it
     sent (pickled, as Ray ships it) and the progress it reported."""
     tmp = tmp_path_factory.mktemp("ray")
-    config = load_league(league_file(tmp))
+    # A ceiling of the league file's: the workers must apply it, not the manifest they unpack.
+    config = load_league(league_file(tmp, extra="[limits]\nmemory_mb = 6000"))
     sent: list[bytes] = []
     made = cluster_mod.RayExecutor.__init__
 
@@ -222,6 +223,7 @@ def test_a_league_on_the_cluster_gives_the_local_logs_and_standings(
     for blob in sent:
         task = pickle.loads(blob)
         assert task.match.seed in {m.seed for m in _schedule(config)}
+        assert [limits.memory_mb for limits, _env in task.terms] == [6000] * len(task.bundles)
         assert secret.results_key not in blob and secret.results_key.hex().encode() not in blob
         assert secret.seed.bit_length() > 100  # drawn, not given
         for form in (secret.seed.to_bytes(16, "big"), secret.seed.to_bytes(17, "little").rstrip(b"\0")):

@@ -35,7 +35,7 @@ def manifest(tmp: Path, name: str, mode: str, *extra: str, **env: str) -> Path:
     folder.mkdir()
     envs = "".join(f'{k} = "{v}"\n' for k, v in {"MUS_TEST_MODE": mode, **env}.items())
     (folder / "bot.toml").write_text(
-        f'name = "{name}"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\nworkdir = "{TESTBOT}"\n'
+        f'name = "{name}"\ncommand = ["python", "{TESTBOT / "bot.py"}"]\n'
         + "".join(line + "\n" for line in extra) + f"[env]\n{envs}", encoding="utf-8")
     return folder
 
