@@ -120,14 +120,8 @@ def run(leagues: int, sizes: Sequence[int], seed: int) -> list[dict[str, Any]]:
     return rows
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--leagues", type=int, default=1000)
-    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
-    t0 = time.perf_counter()
-    rows = run(args.leagues, args.sizes, args.seed)
+def print_table(rows: Sequence[dict[str, Any]]) -> None:
+    """The rows of :func:`run` as a readable table (entries strongest first)."""
     print(f"{'scenario':<8} {'design':<17} {'m/p':>3}  {'coverage per entry (strongest first)':<36} {'all':>5}  "
           f"{'mean error (Elo)':<22} width")
     for r in rows:
@@ -137,6 +131,17 @@ def main() -> None:
         wid = " ".join(f"{r['width'][i]:d}" for i in order)
         print(f"{r['scenario']:<8} {r['design']:<17} {r['matches_per_pairing']:>3}  {cov:<36} {r['all']:>5.3f}  "
               f"{err:<22} {wid}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--leagues", type=int, default=1000)
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    rows = run(args.leagues, args.sizes, args.seed)
+    print_table(rows)
     print(json.dumps({"bench": "rating_coverage", "leagues": args.leagues, "seed": args.seed,
                       "seconds": round(time.perf_counter() - t0), "rows": rows}))
 
