@@ -9,26 +9,15 @@ a prior: every entry also played :data:`PRIOR_MATCHES` virtual matches against a
 0-rated opponent, winning half (two wins and two losses), which keeps an undefeated
 entry finite and small samples modest. They are shown as Elo-like numbers centred on 1500.
 
-The 95% interval is a **profile likelihood** interval: the ratings at which the best
-log posterior with that entry's rating held fixed (every other rating free) lies
-z²/2 below the maximum. Unlike the normal approximation (rating ± 1.96 standard errors
-from the curvature at the maximum, used before), it follows the posterior's shape: a
-perfect score's likelihood keeps rising, ever more slowly, toward higher ratings, so
-its interval reaches far up and not far down, and a record unlikely enough between
-equals excludes 1500 (6 wins of 6 do; the normal approximation saw a flat top there and
-an interval wide on both sides, which held 1500 in 99.5% of four-entry self-play
-leagues at 2 matches per pairing where 95% was meant: now 96.9%, exactly).
+The 95% interval is a **profile likelihood** interval, toward 1500 under the rating's
+prior and away from it under a weak one (so the prior's pull, reported as
+``prior_pull``, cannot leave the truth outside); in a duplicate league each pairing's
+likelihood is divided by its own dispersion of deal-pair results. The model and its
+reasons are in :mod:`arena.league.rating` (docs/league.md, "Standings").
 
-In a duplicate league the unit is the **deal pair**: the two twins of a deal (the same
-cards, the teams exchanging seats) are not independent. When the cards decide, twins
-split, and the pair's result varies less than two independent matches' would; when a
-bot wins some deals whichever side it plays, they agree, and it varies more. The
-ratings are fitted on the matches as before, and the interval's z²/2 is multiplied by
-the league's **dispersion** of pair results (quasi-likelihood), estimated
-from how often twins split against how often independent twins would, and shrunk toward
-1 by a prior worth :data:`DISPERSION_PRIOR_SPLITS` expected splits, so that a handful of
-pairs cannot claim a precision they have not shown (:func:`pair_dispersion`;
-docs/league.md, "Standings").
+Ranks: exact ties (the same rating to the 0.1 shown and the same record) share the
+better rank (:meth:`Standings.ranks`). ``anchor``: the scale pinned to an entry
+(``[standings] anchor``), so that leagues compare.
 
 Stones: a game won by an accepted órdago ends with the winner short of the target, so
 the scoreboard (``raw_stones_*``) credits the winner less than the game was worth and

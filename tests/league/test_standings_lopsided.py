@@ -137,3 +137,28 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+def test_the_league_writes_and_shows_what_the_table_is(tmp_path: Path) -> None:
+    """The runner's standings.json honours ``[standings] anchor``; the console table has the
+    ``prior`` column, shared ranks, and a caption naming the scale."""
+    import io
+    import json
+
+    from rich.console import Console
+
+    from arena.cli.common import standings_table
+    from arena.league.config import load_league
+    from arena.league.runner import _write_standings
+    bots = REPO / "bots"
+    cfg = load_league(_write(tmp_path, "l.toml", f'name = "x"\nseed = 1\n[[entry]]\nname = "a"\nbot = "{bots / "rulebot"}"\n'
+                             f'[[entry]]\nname = "b"\nbot = "{bots / "random"}"\n[[entry]]\nname = "c"\n'
+                             f'bot = "{bots / "random"}"\n[standings]\nanchor = "c"\nanchor_rating = 1000\n'))
+    st = _write_standings(cfg, tmp_path, [{**r, "match_id": str(r["match_id"])} for r in _three_entries()])
+    doc = json.loads((tmp_path / "standings.json").read_text())
+    assert doc["anchor"] == {"entry": "c", "rating": 1000}
+    assert next(r for r in doc["standings"] if r["name"] == "c")["rating"] == 1000.0
+    out = io.StringIO()
+    Console(file=out, width=160).print(standings_table(st))
+    text = out.getvalue()
+    assert "prior" in text and "anchored: c = 1000" in text
