@@ -85,8 +85,10 @@ def standings_table(standings: Standings, title: str = "Standings") -> Table:
     toward the centre (blank when under 5 Elo); the caption says what the scale is."""
     caption = ("ratings centred on 1500" if standings.anchor is None
                else f"scale anchored: {standings.anchor[0]} = {standings.anchor[1]:g}")
-    table = Table(title=title, caption=caption + "; prior: Elo the prior moved the rating toward the "
-                  "centre (small samples); tied entries share a rank")
+    caption += "; prior: Elo the prior moved the rating toward the centre (small samples); tied entries share a rank"
+    if standings.note:
+        caption += "\n" + standings.note
+    table = Table(title=title, caption=caption)
     no_start = any(e.start_failures for e in standings.entries)
     columns: list[tuple[str, JustifyMethod]] = [
         ("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"), ("prior", "right"),

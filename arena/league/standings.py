@@ -56,6 +56,15 @@ __all__ = ["DISPERSION_PRIOR_SPLITS", "INTERVAL_PRIOR", "PRIOR_MATCHES", "SCALE"
            "RatingFit", "Standings", "compute_standings", "effective_stones", "fit_rating_model", "fit_ratings",
            "pairing_dispersion", "twin_excess"]
 
+FEW_MATCHES = 4
+"""Decided matches per pairing below which the intervals of lopsided entries fall short."""
+SMALL_SAMPLE_NOTE = (f"fewer than {FEW_MATCHES} decided matches in a pairing: the interval of an entry far from "
+                     "1500 may hold its true rating only 92–95% of the time (docs/league.md, Standings)")
+"""The table's note when some pairing has fewer than :data:`FEW_MATCHES` decided matches:
+measured by bench/rating_coverage.py, 2 matches per pairing give 92–95% for the strongest
+and weakest of four entries 690 Elo apart, 4 and more 93–97%."""
+
+
 @dataclass
 class EntryStanding:
     """One line of the standings."""
@@ -115,6 +124,8 @@ class Standings:
     anchor: tuple[str, float] | None = None
     """(entry, its rating) when the scale is anchored to an entry (``[standings] anchor``);
     None: ratings centred on 1500."""
+    note: str | None = None
+    """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`), or None."""
 
     def ranks(self) -> list[int]:
         """Each entry's rank, in table order: entries with the same rating (to the 0.1 Elo
@@ -139,7 +150,8 @@ class Standings:
             rows.append(row)
         return {"standings": rows, "crosstable": self.cross, "stones_unadjusted": self.stones_unadjusted,
                 "deal_pairs": self.deal_pairs, "dispersion": round(self.dispersion, 4),
-                "anchor": None if self.anchor is None else {"entry": self.anchor[0], "rating": self.anchor[1]}}
+                "anchor": None if self.anchor is None else {"entry": self.anchor[0], "rating": self.anchor[1]},
+                "note": self.note}
 
     def to_csv(self) -> str:
         """One row per entry (standings.csv)."""
@@ -258,5 +270,7 @@ def compute_standings(
         e.prior_pull = SCALE * fit.pull.get(n, 0.0)
     # Exact ties (same rating to the 0.1 shown, same record) share a rank: Standings.ranks.
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
+    played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
+    few = any(0 < n < FEW_MATCHES for n in played)
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
-                     None if anchor is None else (anchor, anchor_rating))
+                     None if anchor is None else (anchor, anchor_rating), SMALL_SAMPLE_NOTE if few else None)

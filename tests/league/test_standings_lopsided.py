@@ -162,3 +162,12 @@ def test_the_league_writes_and_shows_what_the_table_is(tmp_path: Path) -> None:
     Console(file=out, width=160).print(standings_table(st))
     text = out.getvalue()
     assert "prior" in text and "anchored: c = 1000" in text
+
+
+def test_the_table_says_when_few_matches_cannot_reach_95() -> None:
+    """Fewer than 4 decided matches in a pairing: the table says its intervals fall short
+    for lopsided entries (measured 92–95% at 2); with 4, no note."""
+    two = [r for r in _three_entries() if int(str(r["match_id"])[-3:]) < 2]
+    assert compute_standings(["a", "b", "c"], {}, two).note is not None
+    assert compute_standings(["a", "b", "c"], {}, two).to_json()["note"]
+    assert compute_standings(["a", "b", "c"], {}, _three_entries()).note is None
