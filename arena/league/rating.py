@@ -7,25 +7,21 @@ of the likelihood times a prior: each entry also played :data:`PRIOR_MATCHES` vi
 matches against a 0-rated opponent, winning half, which keeps a perfect score finite.
 
 The 95% interval of a rating is a **profile likelihood** interval (the centred ratings
-at which the best log posterior with that rating held fixed lies z²/2 below the top),
-computed twice and joined: once with the rating's prior and once with the much weaker
-:data:`INTERVAL_PRIOR`. The prior pulls ratings toward the centre, the more so the
-fewer the matches and the further the entry from the centre (110 Elo for the strongest
-of four entries 690 Elo apart at 2 matches per pairing, 40 at 20); an interval built on
-the pulled posterior alone missed the true rating of lopsided entries (coverage
-0.55–0.93 where 0.95 is meant). The weak prior's interval is where the data alone put
-the rating; its union with the prior's keeps between equals the prior's protection at
-tiny samples (4–0 between equals happens 1 time in 8: the weak prior alone would
-exclude the truth there). The pull (rating minus the weak prior's rating) is reported.
+at which the best log posterior with that rating held fixed lies z²/2 below the top):
+the bound toward the centre under the rating's prior, the bound away from it under the
+much weaker :data:`INTERVAL_PRIOR`. The prior pulls ratings toward the centre, the more
+so the fewer the matches and the further the entry (110 Elo for the strongest of four
+entries 690 Elo apart at 2 matches per pairing); both bounds under it missed lopsided
+entries' true ratings (coverage 0.52–0.93 where 0.95 is meant). The pull (rating minus
+the weak prior's rating) is reported.
 
 Duplicate leagues: two twins of a deal (same cards, teams exchanged) are not
 independent. The twins' **excess splits** are one league-wide parameter scaled by what
 each pairing allows: twins won with probability p can split at most 2·min(p, 1−p)
 of the time, so between equals they can split every time and in a pairing won 97% of
-the time hardly more than independent ones. So each pairing gets its own dispersion
-(:func:`pairing_dispersion`), its log likelihood is divided by it (quasi-likelihood),
-and a lopsided pairing keeps the width its few upsets allow, where one league-wide
-dispersion set by close pairings narrowed it (0.84 coverage for the strongest entry).
+the time hardly more than independent ones. Each pairing's log likelihood is divided
+by its own dispersion (:func:`pairing_dispersion`; quasi-likelihood): one league-wide
+dispersion, set by the close pairings, had narrowed the lopsided ones.
 """
 
 from __future__ import annotations
@@ -41,16 +37,12 @@ expected under independence (two equal entries expect one per two pairs): with f
 pairs the interval stays near that of independent matches; with many, the observed
 dispersion wins (0.54 after 100 pairs of equals that split three times in four)."""
 PRIOR_MATCHES = 4.0
-"""Virtual matches (half won, half lost) each entry played against a 0-rated opponent,
-for the rating: two wins and two losses, as the Agresti–Coull interval adds two
-successes and two failures to a proportion; between two equal entries the interval
-then holds the truth 93% of the time or more for every number of matches from 2 to 20."""
+"""Virtual matches (two won, two lost, as Agresti–Coull adds) each entry played against a
+0-rated opponent: the rating's prior, and that of the inner bounds."""
 INTERVAL_PRIOR = 1.5
-"""The weak prior of the second profile interval (three quarters of a win and of a
-loss per entry): enough to keep a perfect score's bounds finite and, joined with the
-first interval, to hold the truth between two equals 93% of the time or more at every
-size from 2 to 20 matches; 0.5 and 1 failed there (87.5% at 4–0) or made the intervals
-of lopsided entries twice as wide as needed (coverage 98–99%)."""
+"""The weak prior of the outer bounds (¾ of a win and of a loss per entry): enough to keep
+a perfect score's bound finite. One prior of 1 for both bounds held two equals 87.5% of
+the time at 4 matches; of 2 or 2.5, the weakest of four lopsided entries 85–88%."""
 SCALE = 400.0 / math.log(10.0)
 """Elo points per natural log-odds unit."""
 Z95 = 1.959963984540054
