@@ -22,8 +22,12 @@
     coverage of the intervals computed with the deal pair as the unit is shown beside
     that of the same leagues rated as if matches were independent.
 
+(c) **Coverage for entries of known, unequal strength**: ``bench/rating_coverage.py``
+    (``--lopsided-leagues`` leagues per row; 0 skips it), simulated in-process from known
+    true ratings (no bot plays), strongest and weakest entries included.
+
 Prints the machine, readable tables, then as its last line a JSON object with every
-figure. On a 2-core VM with the defaults: a few minutes.
+figure. On a 2-core VM with the defaults: a few minutes, and as many for (c).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import rating_coverage  # noqa: E402
 from _machine import machine  # noqa: E402
 from mus_sdk import Bot, Decision, MatchInfo, Observation  # noqa: E402
 from strength import load_bot_class as _load  # noqa: E402
@@ -293,6 +298,7 @@ def main() -> None:
     ap.add_argument("--leagues", type=int, default=500, help="self-play leagues per design and size in (b)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes playing (a)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lopsided-leagues", type=int, default=500, help="leagues per row in (c); 0: skip (c)")
     args = ap.parse_args()
     print("machine:", json.dumps(machine()))
     t0 = time.perf_counter()
@@ -321,8 +327,13 @@ def main() -> None:
         indep = (f"{r['coverage_as_independent']:>14.3f} {r['width_as_independent']:>6}"
                  if "coverage_as_independent" in r else "")
         print(f"{r['design']:<55} {r['matches_per_pairing']:>7} {r['coverage']:>8.3f} {r['width']:>6}   {indep}")
+    c_rows = rating_coverage.run(args.lopsided_leagues, rating_coverage.SIZES, args.seed) if args.lopsided_leagues else []
+    if c_rows:
+        print(f"\n(c) coverage for entries of known strength, {args.lopsided_leagues} leagues per row")
+        rating_coverage.print_table(c_rows)
     print(json.dumps({"bench": "stats_validation", "deals": args.deals, "leagues": args.leagues, "seed": args.seed,
-                      "seconds": round(time.perf_counter() - t0), "duplicate_se": a_rows, "coverage": b_rows}))
+                      "seconds": round(time.perf_counter() - t0), "duplicate_se": a_rows, "coverage": b_rows,
+                      "coverage_known_strength": c_rows}))
 
 
 if __name__ == "__main__":

@@ -86,21 +86,34 @@ def protections_text(protections: dict[str, object]) -> str:
     return "; ".join(parts)
 
 
+def pull(elo: float) -> str:
+    """The prior's pull on a rating, as the table shows it: blank under 5 Elo."""
+    return f"{elo:+.0f}" if abs(elo) >= 5 else ""
+
+
 def standings_table(standings: Standings, title: str = "Standings") -> Table:
     """The standings as a rich table; a column "no start" (in red) only when an entry's
-    bot failed to start in some match."""
-    table = Table(title=title)
+    bot failed to start in some match. "prior": how far the prior pulled the rating
+    toward the centre (blank when under 5 Elo); the caption says what the scale is."""
+    caption = ("ratings centred on 1500" if standings.anchor is None
+               else f"scale anchored: {standings.anchor[0]} = {standings.anchor[1]:g}")
+    caption += "; prior: Elo the prior moved the rating toward the centre (small samples); tied entries share a rank"
+    if standings.note:
+        caption += "\n" + standings.note
+    table = Table(title=title, caption=caption)
     no_start = any(e.start_failures for e in standings.entries)
     columns: list[tuple[str, JustifyMethod]] = [
-        ("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"), ("W-L", "right"),
+        ("#", "right"), ("entry", "left"), ("rating", "right"), ("95% CI", "right"), ("prior", "right"),
+        ("W-L", "right"),
         ("games", "right"), ("stones", "right"), ("st/hand", "right"), ("faults", "right")]
     if no_start:
         columns.append(("no start", "right"))
     for col, justify in columns:
         table.add_column(col, justify=justify)
-    for i, e in enumerate(standings.entries, start=1):
+    for i, e in zip(standings.ranks(), standings.entries, strict=True):
         cells = [
-            str(i), e.name, f"{e.rating:.0f}", f"{e.rating_low:.0f}–{e.rating_high:.0f}", f"{e.wins}-{e.losses}",
+            str(i), e.name, f"{e.rating:.0f}", f"{e.rating_low:.0f}–{e.rating_high:.0f}", pull(e.prior_pull),
+            f"{e.wins}-{e.losses}",
             f"{e.games_won}-{e.games_lost}", f"{e.stones_for}-{e.stones_against}", f"{e.stones_per_hand:+.2f}",
             str(e.faults),
         ]

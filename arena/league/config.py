@@ -174,6 +174,10 @@ class LeagueConfig:
     (default: each job keeps processes across matches, :mod:`arena.league.pool`)."""
     cluster: ClusterConfig | None = None
     """Run the matches on a Ray cluster (:mod:`arena.league.cluster`); None: on this machine."""
+    anchor: str | None = None
+    """``[standings] anchor``: the entry whose rating is pinned to :attr:`anchor_rating`
+    (so that leagues anchored to the same bot compare); None: ratings centred on 1500."""
+    anchor_rating: float = 1500.0
     source: Path | None = None
 
     def bot_specs(self, entry_name: str) -> tuple[BotSpec, BotSpec]:
@@ -259,7 +263,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         return LeagueConfigError(f"{where}: field {fld}: {msg}")
 
     allowed = {"name", "seed", "matches_per_pairing", "duplicate", "jobs", "rules", "time", "sandbox",
-               "fresh_processes", "entry", "cluster", "limits"}
+               "fresh_processes", "entry", "cluster", "limits", "standings"}
     for key in data:
         if key not in allowed and key not in ("bot_cpus", "spin_us"):  # those two: deprecated, read below
             raise err(key, f"unknown key (known: {', '.join(sorted(allowed))})")
@@ -370,6 +374,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
     if not isinstance(fresh, bool):
         raise err("fresh_processes", f"must be true or false, not {fresh!r}")
     cluster = _cluster_table(data, err)
+    anchor, anchor_rating = _standings_table(data, [e.name for e in entries], err)
     matches = integer(data, "matches_per_pairing", 2, 1)
     if duplicate and matches % 2:
         raise err("matches_per_pairing", f"must be even with duplicate = true (each deal is played twice), not {matches}")
@@ -388,6 +393,8 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         sandbox=file_sandbox if sandbox is None else sandbox,
         fresh_processes=fresh,
         cluster=cluster,
+        anchor=anchor,
+        anchor_rating=anchor_rating,
         source=path,
     )
 
@@ -418,6 +425,28 @@ def _granted(spec: BotSpec, raw: dict[str, Any], i: int, profile: str, sandbox_c
     if not isinstance(spec, BotManifest):
         return spec
     return grants.apply(spec, profile, grants.Grants(grants.merged(*allowed), grants.ceilings(profile, *tables)))
+
+
+def _standings_table(data: dict[str, Any], names: list[str],
+                     err: Callable[..., LeagueConfigError]) -> tuple[str | None, float]:
+    """``[standings]``: ``anchor`` (an entry's name) and ``anchor_rating`` (default 1500)."""
+    table = data.get("standings", {})
+    if not isinstance(table, dict):
+        raise err("standings", "must be a table ([standings] with anchor, anchor_rating)", "standings")
+    for key in table:
+        if key not in ("anchor", "anchor_rating"):
+            raise err(f"standings.{key}", "unknown key (known: anchor, anchor_rating)", key)
+    anchor = table.get("anchor")
+    if anchor is not None and anchor not in names:
+        raise err("standings.anchor", f"must name an entry of this league ({', '.join(names)}), not {anchor!r}",
+                  "anchor")
+    rating = table.get("anchor_rating", 1500.0)
+    if isinstance(rating, bool) or not isinstance(rating, int | float) or not -10_000 <= rating <= 10_000:
+        raise err("standings.anchor_rating", f"must be a number between -10000 and 10000, not {rating!r}",
+                  "anchor_rating")
+    if "anchor_rating" in table and anchor is None:
+        raise err("standings.anchor_rating", "needs an anchor (the entry given that rating)", "anchor_rating")
+    return anchor, float(rating)
 
 
 def _cluster_table(data: dict[str, Any], err: Callable[..., LeagueConfigError]) -> ClusterConfig | None:

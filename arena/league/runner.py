@@ -543,7 +543,8 @@ def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str
     members = {e.name: config.members(e.name) for e in config.entries}
     # The league's own target: a game won by órdago is completed up to it (not to the
     # rules' default, which a league with target_points = 30 would overshoot).
-    standings = compute_standings(names, members, results, target_points=config.rules.target_points)
+    standings = compute_standings(names, members, results, target_points=config.rules.target_points,
+                                  anchor=config.anchor, anchor_rating=config.anchor_rating)
     doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox)}
     for name, text in (("standings.json", json.dumps(doc, indent=2)), ("standings.csv", standings.to_csv())):
         tmp = out_dir / (name + ".tmp")

@@ -91,11 +91,13 @@ TV11_HANDS = ["R R C 4", "C C S S", "4 5 6 7", "6 6 4 A"]
 
 
 def test_every_vector_has_a_scenario() -> None:
-    assert list(VECTORS) == [f"TV-{n:02d}" for n in range(1, 20)], (
+    assert list(VECTORS) == [f"TV-{n:02d}" for n in range(1, 26)], (
         "docs/rules.md §13 lost or reordered a vector"
     )
     names = {p.name[:4] for p in SCENARIO_FILES}
-    want = {v.lower().replace("-", "") for v in VECTORS} - {"tv18"}  # TV-18: test_mus_phase.py
+    # TV-18: test_mus_phase.py; TV-20 on (señas, rules and seat counts a hand script
+    # cannot state): test_rules_decisions.py, named in each vector.
+    want = {v.lower().replace("-", "") for v in VECTORS if v < "TV-20"} - {"tv18"}
     assert want <= names, f"missing scenarios for {sorted(want - names)}"
     linked = {stem for _, stem, _ in DOC_EXPECTATIONS}
     assert linked <= {p.stem for p in SCENARIO_FILES}, (

@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -42,6 +44,15 @@ def pair_distribution(elo: float, rho: float) -> tuple[float, float, float]:
 
 def simulate(params: SprtParams, elo: float, rho: float, tests: int, seed: int) -> tuple[float, float]:
     """The fraction of ``tests`` simulated SPRTs that accept H1, and their mean length in pairs."""
+    accepted, length, _ = simulate_capped(params, elo, rho, tests, seed, max_pairs=None)
+    return accepted, length
+
+
+def simulate_capped(params: SprtParams, elo: float, rho: float, tests: int, seed: int,
+                    max_pairs: int | None) -> tuple[float, float, float]:
+    """As :func:`simulate`, each test stopped without a verdict after ``max_pairs`` pairs
+    (as ``mus sprt --max-pairs``; None: never): the fraction that accept H1, the mean
+    length in pairs (a stopped test counts its ``max_pairs``), the fraction stopped."""
     rng = random.Random(seed)
     p0, p1, _ = pair_distribution(elo, rho)
 
@@ -51,17 +62,22 @@ def simulate(params: SprtParams, elo: float, rho: float, tests: int, seed: int) 
 
     accepted = 0
     length = 0
+    capped = 0
+    cap = math.inf if max_pairs is None else max_pairs
     for _ in range(tests):
         k = [0, 0, 0]
+        n = 0
         while True:
             u = rng.random()
             k[0 if u < p0 else 1 if u < p0 + p1 else 2] += 1
+            n += 1
             verdict = params.verdict(llr_of(*k))
-            if verdict is not Verdict.CONTINUE:
+            if verdict is not Verdict.CONTINUE or n >= cap:
                 break
         accepted += verdict is Verdict.H1
-        length += sum(k)
-    return accepted / tests, length / tests
+        capped += verdict is Verdict.CONTINUE
+        length += n
+    return accepted / tests, length / tests, capped / tests
 
 
 @pytest.mark.parametrize(("elo0", "elo1", "alpha", "beta", "rho"), [
@@ -169,3 +185,21 @@ def test_tracker_takes_pairs_in_deal_order_whatever_finishes_first() -> None:
     assert tracker.add(1, 0, 1.0) == [] and tracker.add(1, 1, 1.0) == [] and tracker.add(0, 0, 1.0) == []
     assert tracker.add(0, 1, 0.0) == [(0, 0.5), (1, 1.0)]
     assert not tracker.exhausted
+
+
+def test_documented_defaults_at_elo_10_include_the_cap() -> None:
+    """docs/league.md's table at the defaults (elo1 = 20, at most 3,000 pairs): at a true
+    Elo of 10, halfway between the hypotheses, tests are longest and some reach the cap
+    with no verdict. The row quoted there must agree with a seeded simulation that stops
+    at the cap, as ``mus sprt`` does (it quoted 1,415 pairs, from tests never stopped),
+    and the share of tests stopped at the cap must be said."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "league.md").read_text()
+    row = re.search(r"^\| 10 \| ([0-9.]+), ([0-9,]+), ([0-9.]+)% at the cap \|", doc, re.M)
+    assert row, "docs/league.md: the elo 10 row must give P(H1), mean pairs and the share stopped at the cap"
+    p_h1, pairs, capped = float(row[1]), int(row[2].replace(",", "")), float(row[3]) / 100
+    tests = 150
+    sim_h1, sim_pairs, sim_capped = simulate_capped(SprtParams(), 10.0, 0.0, tests, seed=10, max_pairs=3000)
+    # Tolerances: about 3 standard errors of a 150-test simulation (lengths vary by ~900 pairs).
+    assert abs(sim_pairs - pairs) < 3 * 900 / math.sqrt(tests), (sim_pairs, pairs)
+    assert abs(sim_capped - capped) < 3 * math.sqrt(0.08 * 0.92 / tests), (sim_capped, capped)
+    assert abs(sim_h1 - p_h1) < 3 * math.sqrt(0.25 / tests), (sim_h1, p_h1)
