@@ -30,7 +30,7 @@ import pyspiel
 from mus_core.forward import hand_score, sample_state
 from mus_core.rules import Rules
 from mus_core.state import MusState
-from mus_sdk import Bot, Observation
+from mus_sdk import Bot, MatchInfo, Observation
 
 from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, legal_indices, to_action, to_index
 from mus_rl.encode import encode, vector_size
@@ -234,22 +234,33 @@ class MusObserver:
 class OpenSpielBot(Bot):
     """Any OpenSpiel bot (``pyspiel.Bot``, e.g. ISMCTS) as an SDK :class:`~mus_sdk.Bot`.
 
+    ``bot``: the OpenSpiel bot, or a function ``(game, seat) -> bot`` called at each
+    match start (OpenSpiel's C++ bots are made for one player id: give a function).
     Each decision rebuilds an OpenSpiel state of :class:`MusGame` from the observation
     with the engine's forward model (the hidden cards sampled, consistent with everything
     the seat has seen, so the bot learns nothing it may not know), asks the bot, and
-    plays the index it chose as an action (``mus_rl.actions``). The state starts at the
+    plays the index it chose (:mod:`mus_rl.actions`). The state starts at the
     observation's position, so a bot that searches sees the rest of the current hand.
     """
 
     name = "openspiel"
 
     def __init__(self, bot: Any, game: MusGame | None = None, seed: int = 0) -> None:
-        self.spiel_bot = bot
-        self.game = game if game is not None else MusGame()
+        self.game = game if game is not None else pyspiel.load_game(GAME_NAME)
+        self._factory = bot if callable(bot) and not isinstance(bot, pyspiel.Bot) else None
+        self.spiel_bot = None if self._factory is not None else bot
         self.rng = random.Random(seed)
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Make the OpenSpiel bot for this seat (when given a function)."""
+        if self._factory is not None:
+            self.spiel_bot = self._factory(self.game, match.seat)
 
     def decide(self, obs: Observation) -> Any:
         """Ask the OpenSpiel bot for the seat's action."""
+        if self.spiel_bot is None:
+            assert self._factory is not None
+            self.spiel_bot = self._factory(self.game, obs.seat)
         engine = obs.to_state(self.rng)
         state = MusSpielState(self.game, engine)
         state.deck = list(range(40))

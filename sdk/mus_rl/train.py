@@ -1,0 +1,134 @@
+"""Train a policy for bots/learned: REINFORCE (policy gradient) in the Gymnasium env.
+
+    python -m mus_rl.train --minutes 30 --out bots/learned/weights.npz
+
+The learner holds one seat; its partner and opponents are SDK bots (``--partner``,
+``--opponents``: ``rulebot`` by default; ``self`` plays the learner's latest snapshot,
+refreshed every ``--snapshot`` batches). Episodes are single hands and the reward is the
+hand's stone difference over ``target_points`` (:class:`mus_rl.gym_env.MusGymEnv`).
+Every ``--eval-every`` batches the greedy policy plays ``--eval-hands`` hands against
+the same bots; the best evaluated weights are saved. Plain numpy, one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mus_rl.gym_env import MusGymEnv
+from mus_rl.policy import LinearPolicy, PolicyBot
+
+
+class Adam:
+    """Adam ascent on a dict of arrays."""
+
+    def __init__(self, params: dict[str, np.ndarray], lr: float) -> None:
+        self.lr, self.t = lr, 0
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+
+    def step(self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]) -> None:
+        """One ascent step along ``grads``."""
+        self.t += 1
+        for k, g in grads.items():
+            self.m[k] = 0.9 * self.m[k] + 0.1 * g
+            self.v[k] = 0.999 * self.v[k] + 0.001 * g * g
+            mh = self.m[k] / (1 - 0.9**self.t)
+            vh = self.v[k] / (1 - 0.999**self.t)
+            params[k] += (self.lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+
+
+def _bot(spec: str, policy: LinearPolicy) -> str | PolicyBot:
+    return PolicyBot(policy, sample=True) if spec == "self" else spec
+
+
+def play_hand(env: MusGymEnv, policy: LinearPolicy, rng: np.random.Generator | None, seed: int,
+              trace: list[tuple[np.ndarray, np.ndarray, int]] | None) -> float:
+    """One episode; the learner's steps appended to ``trace``; the total reward."""
+    obs, _ = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        x, mask = obs["observation"], obs["action_mask"]
+        a = policy.act(x, mask, rng)
+        if trace is not None:
+            trace.append((x, mask, a))
+        obs, r, done, _, _ = env.step(a)
+        total += r
+    return total
+
+
+def gradients(policy: LinearPolicy, steps: list[tuple[np.ndarray, np.ndarray, int, float]], entropy: float) -> dict[str, np.ndarray]:
+    """The policy gradient of ``sum(advantage * log p(a))`` (plus an entropy bonus)."""
+    P = policy.params
+    g = {k: np.zeros_like(v) for k, v in P.items()}
+    for x, mask, a, adv in steps:
+        h = policy.features(x)
+        p = policy.probabilities(x, mask)
+        d = -p * adv
+        d[a] += adv
+        if entropy:
+            logp = np.log(np.where(p > 0, p, 1.0))
+            d += entropy * -p * (logp - (p * logp).sum())
+        g["W2"] += np.outer(d, h)
+        g["b2"] += d
+        if policy.hidden > 0:
+            dz = (P["W2"].T @ d) * (1 - h * h)
+            g["W1"] += np.outer(dz, x)
+            g["b1"] += dz
+    n = max(len(steps), 1)
+    return {k: v / n for k, v in g.items()}
+
+
+def evaluate(policy: LinearPolicy, partner: str, opponents: str, hands: int, seed: int) -> float:
+    """The greedy policy's mean reward per hand (stones / target) over ``hands`` hands."""
+    env = MusGymEnv(partner=_bot(partner, policy), opponents=_bot(opponents, policy))
+    return float(np.mean([play_hand(env, policy, None, seed + i, None) for i in range(hands)]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point (``python -m mus_rl.train --help``)."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=30.0, help="training time budget")
+    ap.add_argument("--batches", type=int, default=0, help="stop after this many batches (0: by time)")
+    ap.add_argument("--batch", type=int, default=64, help="hands per gradient step")
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=0.003)
+    ap.add_argument("--entropy", type=float, default=0.01)
+    ap.add_argument("--partner", default="rulebot")
+    ap.add_argument("--opponents", default="rulebot")
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--eval-hands", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path("bots/learned/weights.npz"))
+    args = ap.parse_args(argv)
+    policy = LinearPolicy(hidden=args.hidden, seed=args.seed)
+    opt = Adam(policy.params, args.lr)
+    env = MusGymEnv(partner=_bot(args.partner, policy), opponents=_bot(args.opponents, policy))
+    rng = np.random.default_rng(args.seed)
+    baseline, best, start, batch, hands = 0.0, -np.inf, time.monotonic(), 0, 0
+    while (batch < args.batches) if args.batches else (time.monotonic() - start < 60 * args.minutes):
+        steps: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+        for _ in range(args.batch):
+            trace: list[tuple[np.ndarray, np.ndarray, int]] = []
+            ret = play_hand(env, policy, rng, int(rng.integers(2**62)), trace)
+            steps += [(x, m, a, ret - baseline) for x, m, a in trace]
+            baseline += 0.01 * (ret - baseline)
+            hands += 1
+        opt.step(policy.params, gradients(policy, steps, args.entropy))
+        batch += 1
+        if batch % args.eval_every == 0 or (args.batches and batch == args.batches):
+            score = evaluate(policy, args.partner, args.opponents, args.eval_hands, 10**9)
+            print(f"batch {batch} hands {hands} {time.monotonic() - start:.0f}s: greedy {score:+.4f} per hand", flush=True)
+            if score > best:
+                best = score
+                policy.save(args.out)
+    if best == -np.inf:
+        policy.save(args.out)
+    print(f"saved {args.out} (best greedy {best:+.4f} per hand vs {args.opponents})")
+
+
+if __name__ == "__main__":
+    main()
