@@ -115,8 +115,23 @@ def to_index(action: Action, cards: Sequence[Card]) -> int:
     return _FIXED_INDEX[kind]
 
 
+_LEGAL_CACHE: dict[tuple[LegalAction, ...], list[int]] = {}
+
+
 def legal_indices(legal: Sequence[LegalAction], cards: Sequence[Card]) -> list[int]:
-    """The indices legal now, ascending, from the engine's ``legal_actions()``."""
+    """The indices legal now, ascending, from the engine's ``legal_actions()`` (a new list)."""
+    key = tuple(legal)
+    if len(key) == 1 and isinstance(key[0], DiscardRange):
+        # The discard masks depend on the counts and the hand's size, not on the cards.
+        entry = key[0]
+        key = (DiscardRange((), entry.min_count, entry.max_count), len(cards))  # type: ignore[assignment]
+    hit = _LEGAL_CACHE.get(key)
+    if hit is None:
+        hit = _LEGAL_CACHE[key] = _legal_indices(legal, cards)
+    return list(hit)
+
+
+def _legal_indices(legal: Sequence[LegalAction], cards: Sequence[Card]) -> list[int]:
     out: list[int] = []
     for entry in legal:
         if isinstance(entry, Action):

@@ -11,7 +11,6 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
-from typing import Any
 
 from mus_core.actions import Action, is_in
 from mus_core.errors import IllegalSignalError

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from mus_core.actions import ActionKind
-from mus_core.evaluate import evaluate, strength
+from mus_core.evaluate import evaluate, rank_code, strength
 from mus_core.events import EventKind, Lance, LanceOutcome, Phase
 from mus_core.rules import Rules
 from mus_core.state import Observation
@@ -43,7 +43,11 @@ _BET_SLOT = {
     ActionKind.NO_QUEREMOS: 10,
     ActionKind.ORDAGO: 11,
 }
-_STRENGTH_CACHE: dict[tuple[int, object, tuple[int, ...]], tuple[float, ...]] = {}
+_NO_BET = [0.0] * 5
+_E_BET, _E_MUS, _E_DISCARD = EventKind.BET, EventKind.MUS_CALL, EventKind.DISCARD
+_E_DECL, _E_END, _K_MUS, _PARES = EventKind.DECLARATION, EventKind.LANCE_END, ActionKind.MUS, Lance.PARES
+_OUTCOME_SLOT = {o: 1 + i for i, o in enumerate(_OUTCOMES)}
+_STRENGTH_CACHE: dict[tuple[int, object, int], tuple[float, ...]] = {}
 
 
 def vector_size(players: int) -> int:
@@ -69,7 +73,8 @@ def feature_names(players: int) -> list[str]:
 
 
 def _hand_features(cards: tuple[int, ...], rules: Rules) -> tuple[float, ...]:
-    key = (rules.kings, rules.juego_real, cards)
+    # Mus values ignore suits: the rank multiset is the key (at most 715 of them).
+    key = (rules.kings, rules.juego_real, rank_code(cards))
     hit = _STRENGTH_CACHE.get(key)
     if hit is not None:
         return hit
@@ -78,24 +83,25 @@ def _hand_features(cards: tuple[int, ...], rules: Rules) -> tuple[float, ...]:
     pares = [0.0] * 4
     pares[int(v.pares)] = 1.0
     out += (*pares, v.juego_key / 9.0, v.total / 40.0)
-    if len(_STRENGTH_CACHE) < 200_000:
-        _STRENGTH_CACHE[key] = out
+    _STRENGTH_CACHE[key] = out
     return out
 
 
 def encode(view: Observation, out: np.ndarray | None = None) -> np.ndarray:
     """The vector of ``view`` (``float32``, :func:`vector_size` long), written into
-    ``out`` when given (it must be zeroed; saves an allocation)."""
+    ``out`` when given (and then returned)."""
     rules = view.rules
     n = rules.players
-    v = np.zeros(vector_size(n), dtype=np.float32) if out is None else out
+    # Filled as a Python list and converted once: item assignment on a list is several
+    # times cheaper than on a numpy array, and this runs at every step of an RL loop.
+    v = [0.0] * vector_size(n)
     me = view.seat
     for c in view.cards:
         v[c] = 1.0
     for c in view.own_discards:
         v[40 + c] = 1.0
     if len(view.cards) == 4:  # not while waiting for replacements
-        v[80:91] = _hand_features(view.cards, rules)
+        v[80:91] = _hand_features(tuple(view.cards), rules)
     i = 91
     v[i + (me - view.mano) % n] = 1.0
     i += n
@@ -120,33 +126,40 @@ def encode(view: Observation, out: np.ndarray | None = None) -> np.ndarray:
         v[i + 3] = float(bet.team == team)
     i += 4
     _history(view, v, i, n)
-    return v
+    if out is None:
+        return np.array(v, dtype=np.float32)
+    out[:] = v
+    return out
 
 
-def _history(view: Observation, v: np.ndarray, seats_at: int, n: int) -> None:
+def _history(view: Observation, v: list[float], seats_at: int, n: int) -> None:
     """The per-seat and per-lance blocks, from one pass over the hand's public events."""
     me = view.seat
     lances_at = seats_at + _SEAT_F * n
     current = view.lance
     for e in view.history:
         kind = e.kind
-        if kind is EventKind.BET:
-            if e.lance is not current or e.action is None or e.seat is None:
+        if kind is _E_BET:
+            action, seat = e.action, e.seat
+            if e.lance is not current or action is None or seat is None:
                 continue
-            base = seats_at + _SEAT_F * ((e.seat - me) % n)
-            v[base + 7 : base + 12] = 0.0
-            v[base + _BET_SLOT[e.action.kind]] = 1.0
-        elif kind is EventKind.MUS_CALL and e.seat is not None and e.action is not None:
-            base = seats_at + _SEAT_F * ((e.seat - me) % n)
-            mus = e.action.kind is ActionKind.MUS
-            v[base] = float(mus)
-            v[base + 1] = float(not mus)
-        elif kind is EventKind.DISCARD and e.seat is not None:
-            v[seats_at + _SEAT_F * ((e.seat - me) % n) + 2] = e.value / 4.0
-        elif kind is EventKind.DECLARATION and e.seat is not None:
-            base = seats_at + _SEAT_F * ((e.seat - me) % n) + (3 if e.lance is Lance.PARES else 5)
-            v[base + (0 if e.value else 1)] = 1.0
-        elif kind is EventKind.LANCE_END and e.lance is not None and e.outcome is not None:
+            base = seats_at + _SEAT_F * ((seat - me) % n)
+            v[base + 7 : base + 12] = _NO_BET
+            v[base + _BET_SLOT[action.kind]] = 1.0
+        elif kind is _E_MUS:
+            if e.seat is not None and e.action is not None:
+                base = seats_at + _SEAT_F * ((e.seat - me) % n)
+                mus = e.action.kind is _K_MUS
+                v[base] = 1.0 if mus else 0.0
+                v[base + 1] = 0.0 if mus else 1.0
+        elif kind is _E_DISCARD:
+            if e.seat is not None:
+                v[seats_at + _SEAT_F * ((e.seat - me) % n) + 2] = e.value / 4.0
+        elif kind is _E_DECL:
+            if e.seat is not None:
+                base = seats_at + _SEAT_F * ((e.seat - me) % n) + (3 if e.lance is _PARES else 5)
+                v[base + (0 if e.value else 1)] = 1.0
+        elif kind is _E_END and e.lance is not None and e.outcome is not None:
             base = lances_at + _LANCE_F * int(e.lance)
             v[base] = 1.0
-            v[base + 1 + _OUTCOMES.index(e.outcome)] = 1.0
+            v[base + _OUTCOME_SLOT[e.outcome]] = 1.0

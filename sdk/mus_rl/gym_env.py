@@ -37,7 +37,7 @@ BotSpec = str | Path | Bot
 class MusGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     """A single-agent Mus environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012  (gymnasium declares it an instance attribute)
 
     def __init__(
         self,
@@ -86,7 +86,7 @@ class MusGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self._seats = {s: BotSeat(bot, s, seed=match_seed + s) for s, bot in self._bots.items()}
         for seat in self._seats.values():
             seat.start(self.state, self._match_id)
-        reward, done = self._advance()
+        _, done = self._advance()
         if done:  # a whole episode without the learner cannot happen (mano rotates); be safe
             return self.reset(seed=match_seed % (2**32) + 1)
         return self._obs(), {"action_mask": self.action_masks()}

@@ -70,8 +70,9 @@ class MusGame(pyspiel.Game):  # type: ignore[misc]
         n = self.rules.players
         # A hand's length: the deal, the mus rounds (a call and a discard per seat), and
         # per lance at most one raise per 2 stones of max_stake, each answered by all.
-        raises = self.rules.max_stake // 2 + 2
-        length = 40 + (self.rules.max_mus_rounds + 1) * 2 * n + 5 * raises * n
+        stake = self.rules.max_stake or 40  # the parameters always set both bounds
+        rounds = self.rules.max_mus_rounds if self.rules.max_mus_rounds is not None else 4
+        length = 40 + (rounds + 1) * 2 * n + 5 * (stake // 2 + 2) * n
         info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=40, num_players=n,
                                 min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=length)
         super().__init__(_GAME_TYPE, info, {**merged})

@@ -28,7 +28,7 @@ when a game is won / lost; ``"match"``: +1 / -1 at the end of the match.
 from __future__ import annotations
 
 import secrets
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
@@ -54,7 +54,7 @@ def seat_of(agent: str) -> int:
 class MusEnv(AECEnv):  # type: ignore[misc]
     """A Mus table as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "mus_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "mus_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -151,17 +151,22 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = seat_of(agent)
         state = self.state
-        cards = tuple(sorted(state.hands[seat]))
-        if action is None or not 0 <= int(action) < NUM_ACTIONS or int(action) not in legal_indices(state.legal_actions(), cards):
+        index = -1 if action is None else int(action)
+        if not 0 <= index < NUM_ACTIONS:
             raise ValueError(f"{agent}: action {action!r} is not legal now (see the action mask)")
+        # The hand's cards matter only to a discard (the index names cards by position).
+        cards = tuple(sorted(state.hands[seat_of(agent)])) if 2 <= index < 17 else ()
+        engine_action = to_action(index, cards)
+        if not state.is_legal(engine_action):  # the same set as the mask: see mus_rl.actions
+            raise ValueError(f"{agent}: action {action!r} ({ACTION_NAMES[index]}) is not legal now (see the action mask)")
         self._cumulative_rewards[agent] = 0.0
-        hands_before = len(state.hand_results)
-        state.apply(to_action(int(action), cards))
+        hand_before = state.hand_no
+        state.apply(engine_action)
         for a in self.agents:
             self.rewards[a] = 0.0
-        if len(state.hand_results) > hands_before:
+        # A hand ended when the next one was dealt, or when it ended the match.
+        if state.hand_no != hand_before or state.is_terminal:
             self._hand_over()
         if not any(self.terminations.values()):
             self.agent_selection = f"S{state.to_act}"

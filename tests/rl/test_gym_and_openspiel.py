@@ -76,7 +76,6 @@ def test_openspiel_ismcts_plays_a_hand_and_returns_are_zero_sum() -> None:
 
 def test_an_openspiel_bot_plays_a_refereed_match_through_the_sdk() -> None:
     from mus_rl.openspiel_game import OpenSpielBot
-
     from open_spiel.python.algorithms import ismcts, mcts
 
     game = pyspiel.load_game("python_mus")
