@@ -3,8 +3,10 @@
     python -m mus_rl.train --minutes 30 --out bots/learned/weights.npz
 
 The learner holds one seat; its partner and opponents are SDK bots (``--partner``,
-``--opponents``: ``rulebot`` by default; ``self`` plays the learner's latest snapshot,
-refreshed every ``--snapshot`` batches). Episodes are single hands and the reward is the
+``--opponents``; ``self`` is a copy of the learner sampling from its current policy).
+``--opponents`` may list several, comma-separated: the batches take them in turn (a
+policy trained against one bot only learns to exploit it: against ``rulebot`` alone it
+learned to decline every bet, which ``random``'s constant betting punishes). Episodes are single hands and the reward is the
 hand's stone difference over ``target_points`` (:class:`mus_rl.gym_env.MusGymEnv`).
 Every ``--eval-every`` batches the greedy policy plays ``--eval-hands`` hands against
 the same bots; the best evaluated weights are saved. Plain numpy, one core.
@@ -83,9 +85,13 @@ def gradients(policy: LinearPolicy, steps: list[tuple[np.ndarray, np.ndarray, in
 
 
 def evaluate(policy: LinearPolicy, partner: str, opponents: str, hands: int, seed: int) -> float:
-    """The greedy policy's mean reward per hand (stones / target) over ``hands`` hands."""
-    env = MusGymEnv(partner=_bot(partner, policy), opponents=_bot(opponents, policy))
-    return float(np.mean([play_hand(env, policy, None, seed + i, None) for i in range(hands)]))
+    """The greedy policy's mean reward per hand (stones / target) over ``hands`` hands
+    against each of the comma-separated ``opponents``: the worst of them."""
+    scores = []
+    for spec in opponents.split(","):
+        env = MusGymEnv(partner=_bot(partner, policy), opponents=_bot(spec, policy))
+        scores.append(float(np.mean([play_hand(env, policy, None, seed + i, None) for i in range(hands)])))
+    return min(scores)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -103,25 +109,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--eval-hands", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path("bots/learned/weights.npz"))
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights")
     args = ap.parse_args(argv)
-    policy = LinearPolicy(hidden=args.hidden, seed=args.seed)
+    policy = LinearPolicy.load(args.init) if args.init else LinearPolicy(hidden=args.hidden, seed=args.seed)
     opt = Adam(policy.params, args.lr)
-    env = MusGymEnv(partner=_bot(args.partner, policy), opponents=_bot(args.opponents, policy))
+    envs = [MusGymEnv(partner=_bot(args.partner, policy), opponents=_bot(spec, policy))
+            for spec in args.opponents.split(",")]
     rng = np.random.default_rng(args.seed)
-    baseline, best, start, batch, hands = 0.0, -np.inf, time.monotonic(), 0, 0
+    # A baseline per opponent: the hands' values differ from one opponent to another.
+    baselines, best, start, batch, hands = [0.0] * len(envs), -np.inf, time.monotonic(), 0, 0
     while (batch < args.batches) if args.batches else (time.monotonic() - start < 60 * args.minutes):
         steps: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+        env = envs[batch % len(envs)]
         for _ in range(args.batch):
             trace: list[tuple[np.ndarray, np.ndarray, int]] = []
             ret = play_hand(env, policy, rng, int(rng.integers(2**62)), trace)
-            steps += [(x, m, a, ret - baseline) for x, m, a in trace]
-            baseline += 0.01 * (ret - baseline)
+            b = batch % len(envs)
+            steps += [(x, m, a, ret - baselines[b]) for x, m, a in trace]
+            baselines[b] += 0.01 * (ret - baselines[b])
             hands += 1
         opt.step(policy.params, gradients(policy, steps, args.entropy))
         batch += 1
         if batch % args.eval_every == 0 or (args.batches and batch == args.batches):
             score = evaluate(policy, args.partner, args.opponents, args.eval_hands, 10**9)
-            print(f"batch {batch} hands {hands} {time.monotonic() - start:.0f}s: greedy {score:+.4f} per hand", flush=True)
+            print(f"batch {batch} hands {hands} {time.monotonic() - start:.0f}s: greedy {score:+.4f} per hand (worst opponent)", flush=True)
             if score > best:
                 best = score
                 policy.save(args.out)
