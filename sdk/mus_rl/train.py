@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from mus_sdk import split_decision
 
 from mus_rl.gym_env import MusGymEnv
 from mus_rl.policy import LinearPolicy, PolicyBot
@@ -84,6 +85,33 @@ def gradients(policy: LinearPolicy, steps: list[tuple[np.ndarray, np.ndarray, in
     return {k: v / n for k, v in g.items()}
 
 
+def imitate(policy: LinearPolicy, opt: Adam, teacher: str, opponents: str, hands: int, epochs: int, seed: int) -> None:
+    """Behaviour cloning before the policy gradient: play ``hands`` hands in which the
+    learner's seat is played by ``teacher`` (a bot), then fit the policy to its
+    decisions (cross-entropy, by the same gradient with advantage 1)."""
+    from mus_rl.actions import to_index
+    from mus_rl.bots import make_bot, sdk_observation
+
+    bot = make_bot(teacher, seed=seed)
+    data: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+    envs = [MusGymEnv(partner=teacher, opponents=spec) for spec in opponents.split(",")]
+    for i in range(hands):
+        env = envs[i % len(envs)]
+        obs, _ = env.reset(seed=seed + i)
+        done = False
+        while not done:
+            view = env.state.view(env.seat)
+            index = to_index(split_decision(bot.decide(sdk_observation(view)))[0], view.cards)
+            data.append((obs["observation"], obs["action_mask"], index, 1.0))
+            obs, _, done, _, _ = env.step(index)
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        order = rng.permutation(len(data))
+        for k in range(0, len(order), 256):
+            opt.step(policy.params, gradients(policy, [data[j] for j in order[k : k + 256]], 0.0))
+        print(f"imitation epoch {epoch + 1}: {len(data)} decisions of {teacher}", flush=True)
+
+
 def evaluate(policy: LinearPolicy, partner: str, opponents: str, hands: int, seed: int) -> float:
     """The greedy policy's mean reward per hand (stones / target) over ``hands`` hands
     against each of the comma-separated ``opponents``: the worst of them."""
@@ -110,9 +138,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path("bots/learned/weights.npz"))
     ap.add_argument("--init", type=Path, default=None, help="start from these weights")
+    ap.add_argument("--imitate", type=int, default=0, help="first clone --teacher's play over this many hands")
+    ap.add_argument("--teacher", default="rulebot")
+    ap.add_argument("--imitate-epochs", type=int, default=4)
     args = ap.parse_args(argv)
     policy = LinearPolicy.load(args.init) if args.init else LinearPolicy(hidden=args.hidden, seed=args.seed)
     opt = Adam(policy.params, args.lr)
+    if args.imitate:
+        imitate(policy, Adam(policy.params, 0.01), args.teacher, args.opponents, args.imitate, args.imitate_epochs,
+                args.seed)
     envs = [MusGymEnv(partner=_bot(args.partner, policy), opponents=_bot(spec, policy))
             for spec in args.opponents.split(",")]
     rng = np.random.default_rng(args.seed)
