@@ -50,7 +50,7 @@ def _cards_conserved(state: MusState) -> bool:
     return sorted(cards) == list(range(40))
 
 
-@pytest.mark.parametrize(("rules", "episodes"), [(Rules(), 700), (Rules(players=6), 150), (Rules(players=2), 150)],
+@pytest.mark.parametrize(("rules", "episodes"), [(Rules(), 1200), (Rules(players=6), 200), (Rules(players=2), 200)],
                          ids=["4p", "6p", "2p"])
 def test_random_episodes_conserve_cards_are_zero_sum_and_show_only_own_cards(rules: Rules, episodes: int) -> None:
     rng = np.random.default_rng(3)
@@ -59,17 +59,23 @@ def test_random_episodes_conserve_cards_are_zero_sum_and_show_only_own_cards(rul
     for ep in range(episodes):
         env.reset(seed=ep)
         totals = {a: 0.0 for a in env.agents}
+        observe = ep % 4 == 0  # the vector on every 4th episode: it is most of the cost
         for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            totals[agent] += reward
             seat = int(agent[1:])
-            own = np.flatnonzero(obs["observation"][:40]).tolist()
-            assert own == sorted(int(c) for c in env.state.hands[seat]), "the vector's cards are the seat's own"
+            if observe:
+                obs, reward, term, trunc, _ = env.last()
+                mask = obs["action_mask"]
+                own = np.flatnonzero(obs["observation"][:40]).tolist()
+                assert own == sorted(int(c) for c in env.state.hands[seat]), "the vector's cards are the seat's own"
+            else:
+                reward, term, trunc = env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent]
+                mask = env.legal_mask(agent)
+            totals[agent] += reward
             assert _cards_conserved(env.state)
             if term or trunc:
                 env.step(None)
                 continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            env.step(int(rng.choice(np.flatnonzero(mask))))
         team_sums = [sum(r for a, r in totals.items() if int(a[1:]) % 2 == t) for t in (0, 1)]
         assert team_sums[0] == pytest.approx(-team_sums[1]), "zero-sum between teams"
         per_seat = {r for a, r in totals.items() if int(a[1:]) % 2 == 0}
