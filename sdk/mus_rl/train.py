@@ -1,6 +1,8 @@
 """Train a policy for bots/learned: REINFORCE (policy gradient) in the Gymnasium env.
 
-    python -m mus_rl.train --minutes 30 --out bots/learned/weights.npz
+    python -m mus_rl.train --out bots/learned/weights.npz
+
+(the defaults are the run that made the committed bots/learned/weights.npz; docs/rl.md)
 
 The learner holds one seat; its partner and opponents are SDK bots (``--partner``,
 ``--opponents``; ``self`` is a copy of the learner sampling from its current policy).
@@ -125,20 +127,20 @@ def evaluate(policy: LinearPolicy, partner: str, opponents: str, hands: int, see
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``python -m mus_rl.train --help``)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--minutes", type=float, default=30.0, help="training time budget")
+    ap.add_argument("--minutes", type=float, default=12.0, help="training time budget")
     ap.add_argument("--batches", type=int, default=0, help="stop after this many batches (0: by time)")
     ap.add_argument("--batch", type=int, default=64, help="hands per gradient step")
     ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=0.003)
+    ap.add_argument("--lr", type=float, default=0.001)
     ap.add_argument("--entropy", type=float, default=0.01)
     ap.add_argument("--partner", default="rulebot")
-    ap.add_argument("--opponents", default="rulebot")
+    ap.add_argument("--opponents", default="random,rulebot")
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--eval-hands", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path("bots/learned/weights.npz"))
     ap.add_argument("--init", type=Path, default=None, help="start from these weights")
-    ap.add_argument("--imitate", type=int, default=0, help="first clone --teacher's play over this many hands")
+    ap.add_argument("--imitate", type=int, default=6000, help="first clone --teacher's play over this many hands")
     ap.add_argument("--teacher", default="rulebot")
     ap.add_argument("--imitate-epochs", type=int, default=4)
     args = ap.parse_args(argv)

@@ -97,7 +97,7 @@ def test_training_smoke_saves_weights_that_bots_learned_loads(tmp_path: Path, mo
 
     out = tmp_path / "w.npz"
     before = LinearPolicy(hidden=8, seed=1)
-    train.main(["--batches", "2", "--batch", "4", "--hidden", "8", "--eval-every", "2", "--eval-hands", "4",
+    train.main(["--imitate", "4", "--imitate-epochs", "1", "--batches", "2", "--batch", "4", "--hidden", "8", "--eval-every", "2", "--eval-hands", "4",
                 "--partner", "self", "--opponents", "random,rulebot", "--out", str(out)])
     learned = LinearPolicy.load(out)
     assert not np.array_equal(learned.params["W2"], before.params["W2"]), "the training loop moved the weights"
