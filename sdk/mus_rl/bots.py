@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import random
 import sys
 from pathlib import Path
 
@@ -104,8 +105,6 @@ class BotSeat:
         self.bot = bot
         self.seat = seat
         self.faults = 0
-        import random
-
         self._rng = random.Random(seed)
 
     def start(self, state: MusState, match_id: str) -> None:

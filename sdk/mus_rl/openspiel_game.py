@@ -32,7 +32,7 @@ from mus_core.rules import Rules
 from mus_core.state import MusState
 from mus_sdk import Bot, MatchInfo, Observation
 
-from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, legal_indices, to_action, to_index
+from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, legal_indices, to_action
 from mus_rl.encode import encode, vector_size
 
 GAME_NAME = "python_mus"
@@ -182,7 +182,10 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
         engine's forward model (:func:`mus_core.forward.sample_state`)."""
         if self.engine is None:
             return self.clone()  # type: ignore[no-any-return]
-        rng = random.Random(hash((len(self.history()), random.random())))
+        # OpenSpiel's ISMCTS passes its own seeded sampler (uniform floats): draw from it,
+        # so a seeded search is repeatable.
+        draw = probability_sampler() if probability_sampler is not None else random.random()
+        rng = random.Random(int(draw * 2**53))
         out = MusSpielState(self.get_game(), sample_state(self.engine.view(player_id), rng))
         out.deck = list(self.deck)
         out.dealt = list(self.dealt)
@@ -270,11 +273,6 @@ class OpenSpielBot(Bot):
             state.received[s] = set(engine.hands[s])
         index = int(self.spiel_bot.step(state))
         return to_action(index, tuple(sorted(obs.cards)))
-
-
-def to_spiel_index(action: Any, cards: tuple[Any, ...]) -> int:
-    """The OpenSpiel action index of an engine action (as :func:`mus_rl.actions.to_index`)."""
-    return to_index(action, cards)
 
 
 pyspiel.register_game(_GAME_TYPE, MusGame)
