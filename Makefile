@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml sdk/pyproject.toml
 setup-dev: $(DEVSTAMP)
 
 # The tests of tests/cluster run leagues on a real local Ray cluster: Ray is a dev dependency.
-$(DEVSTAMP): $(STAMP) pyproject.toml
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
+# The SDK's rl and openspiel extras (PettingZoo, Gymnasium, numpy, OpenSpiel: docs/rl.md)
+# are tested by tests/rl.
+$(DEVSTAMP): $(STAMP) pyproject.toml sdk/pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]' -e './sdk[rl,openspiel]'
 	touch $(DEVSTAMP)
 
 # Ends with the path of the league's HTML report (mus report).
@@ -27,13 +29,13 @@ demo: setup
 	d=out/demo-$$(date +%Y%m%d-%H%M%S) && $(VENV)/bin/mus league leagues/demo.toml --out $$d && $(VENV)/bin/mus report $$d
 
 lint: setup-dev
-	$(VENV)/bin/ruff check arena sdk/mus_core sdk/mus_sdk bots tests bench
+	$(VENV)/bin/ruff check arena sdk/mus_core sdk/mus_sdk sdk/mus_rl bots tests bench
 
 # Everything the arena and the SDK ship, strict (pyproject.toml): MYPYPATH finds the SDK
 # from its source folder (mypy cannot follow the editable install's import hook).
 typecheck: setup-dev
 	MYPYPATH=sdk $(VENV)/bin/mypy arena
-	cd sdk && ../$(VENV)/bin/mypy mus_core mus_sdk
+	cd sdk && ../$(VENV)/bin/mypy mus_core mus_sdk mus_rl
 
 # buf ships in the npm package @bufbuild/buf; the proto must stay lint-clean (buf STANDARD + COMMENTS)
 # and wire-compatible with the last release (proto/releases/, docs/compatibility.md).

@@ -1,0 +1,105 @@
+"""Environment throughput: steps per second of mus_rl's environments against the engine's
+own actions per second, in the same run, same rules, uniform random legal play.
+
+    python bench/rl.py [--seconds 3] [--repeat 3] [--players 4]
+
+Three loops, each for ``--seconds``, best of ``--repeat``:
+
+- ``engine``: ``MusState`` with ``legal_actions()`` and ``apply(random_action(...))``
+  (bench/engine.py's loop: the game alone);
+- ``pettingzoo``: ``MusEnv`` (whole matches) with ``env.last()`` (the observation
+  vector and the action mask of the agent to act) and ``env.step(index)``, the index
+  drawn uniformly from the mask: what an RL loop pays per step;
+- ``pettingzoo_no_obs``: the same without ``last()``, the mask alone (what a loop that
+  builds its own features from ``info_state`` pays).
+
+Each run measures the three one after the other and gives its ratios to the engine; the
+last line is JSON with the best rates and the median of the runs' ratios (goal: >= 0.5;
+on a busy machine a ratio of one run is worth more than a ratio of two best rates,
+which may come from different moments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import machine
+from mus_core.random_play import random_action
+from mus_core.rules import Rules
+from mus_core.state import MusState
+from mus_rl.pettingzoo_env import MusEnv
+
+
+def engine_rate(seconds: float, rules: Rules, seed: int) -> float:
+    """Engine actions per second."""
+    rng = random.Random(seed)
+    actions, m = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = MusState.new(rules, seed=seed + m)
+        m += 1
+        while not state.is_terminal:
+            state.apply(random_action(rng, state.legal_actions()))
+            actions += 1
+    return actions / (time.perf_counter() - start)
+
+
+def env_rate(seconds: float, rules: Rules, seed: int, observe: bool) -> float:
+    """Environment steps per second (with or without the observation vector)."""
+    rng = random.Random(seed)
+    env = MusEnv(rules, episode="match")
+    steps, m = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + m)
+        m += 1
+        while not env.terminations[env.agent_selection]:
+            agent = env.agent_selection
+            mask = env.last()[0]["action_mask"] if observe else env.legal_mask(agent)
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--players", type=int, default=4, choices=(2, 4, 6))
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rules = Rules(players=args.players)
+    print("machine:", json.dumps(machine()))
+    best = {"engine": 0.0, "pettingzoo": 0.0, "pettingzoo_no_obs": 0.0}
+    ratios: list[tuple[float, float]] = []
+    for i in range(args.repeat):
+        seed = args.seed + 1_000_000 * i
+        # Interleaved, so a busy spell of the machine hits all three alike.
+        rates = {
+            "engine": engine_rate(args.seconds, rules, seed),
+            "pettingzoo": env_rate(args.seconds, rules, seed, True),
+            "pettingzoo_no_obs": env_rate(args.seconds, rules, seed, False),
+        }
+        ratios.append((rates["pettingzoo"] / rates["engine"], rates["pettingzoo_no_obs"] / rates["engine"]))
+        print(f"run {i}: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in rates.items())
+              + f"; ratios {ratios[-1][0]:.2f}, {ratios[-1][1]:.2f} (mask only)")
+        best = {k: max(best[k], rates[k]) for k in best}
+    out = {"bench": "rl", "players": args.players, **{f"{k}_per_s": round(v) for k, v in best.items()},
+           "ratio": round(statistics.median(r[0] for r in ratios), 3),
+           "ratio_no_obs": round(statistics.median(r[1] for r in ratios), 3)}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
