@@ -26,6 +26,7 @@ from arena.cli.common import (
     warn_given_seed,
 )
 from arena.cli.progress import LeagueProgress, print_faults, print_start_failures, resume_command
+from arena.league.breaker import GIVE_UP_AFTER
 from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
 from arena.remote.process import stop_all_bots
@@ -158,6 +159,15 @@ def league(
              f"arena, not of a bot ({ids}; {first_id}: {first_error}); the standings above leave "
              f"{'them' if len(run.failed) > 1 else 'it'} out. Please report it, with the league.match_failed log line; play "
              f"{'them' if len(run.failed) > 1 else 'it'} again with: "
+             f"{resume_command(config_file, out, sandbox, address)}", EXIT_FAILURE)
+    if run.not_tried:
+        given_up = sorted({r["seating"][s] for r in run.not_tried for s in r["start_failed"]},
+                          key=lambda e: order.get(e, len(order)))
+        fail(f"{', '.join(given_up)} did not start in {GIVE_UP_AFTER} matches in a row: "
+             f"{'its' if len(given_up) == 1 else 'their'} {len(run.not_tried)} other "
+             f"match{'es were' if len(run.not_tried) > 1 else ' was'} not tried in this run; the standings count "
+             f"{'them' if len(run.not_tried) > 1 else 'it'} as start "
+             "failures, but they are not saved: fix the bot (mus check BOT shows why it fails) and play them with: "
              f"{resume_command(config_file, out, sandbox, address)}", EXIT_FAILURE)
     never = [f.entry for f in failures if f.never_started]
     if never:

@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig, parse_seed
 from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
 from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
@@ -135,12 +136,16 @@ class LeagueRun:
     """Matches the arena could not play (a defect of the arena, not a bot's fault: those
     are recorded as faults): ``(match_id, error)``. They are not recorded, the others
     are; ``--resume`` plays them again."""
+    not_tried: tuple[dict[str, Any], ...] = ()
+    """Matches not tried because an entry's bot did not start in several matches in a
+    row (:mod:`arena.league.breaker`): counted in the standings as start failures, not
+    saved in results.jsonl (``--resume`` plays them)."""
 
     @property
     def start_failures(self) -> list[StartFailure]:
         """The entries whose bot failed to start in some match of the league (resumed
-        results included)."""
-        return start_failures(self.results)
+        results and matches not tried included)."""
+        return start_failures(self.results + list(self.not_tried))
 
 
 def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
@@ -409,10 +414,10 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
             f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
             f"{writer.path}; {fix} and continue with --resume"
         )
-    standings = _write_standings(config, out_dir, loop.results)
+    standings = _write_standings(config, out_dir, loop.results + loop.breaker.not_tried)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
                      interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
-                     failed=tuple(loop.failed))
+                     failed=tuple(loop.failed), not_tried=tuple(loop.breaker.not_tried))
 
 
 class _LeagueLoop:
@@ -436,6 +441,7 @@ class _LeagueLoop:
         self.write_error = ""
         self.cluster_fault = ""
         self.failed: list[tuple[str, str]] = []
+        self.breaker = StartBreaker(config)  # stops starting an entry that keeps failing to (this run only)
         # The deals each entry has left to play (pending matches): a pooled process that
         # has played all of them is of no more use (duplicate leagues), and is stopped.
         self.entry_seeds: dict[str, set[int]] = {}
@@ -478,7 +484,8 @@ class _LeagueLoop:
                 while to_play or running:
                     while to_play and len(running) < executor.capacity() and not self.stop.is_set():
                         m = to_play.pop(0)
-                        running[executor.submit(m)] = m
+                        if not self.breaker.skip(m):
+                            running[executor.submit(m)] = m
                     if not running and (self.stop.is_set() or not to_play):
                         break
                     # Nothing running and no room: a cluster without nodes; wait for one.
@@ -529,6 +536,7 @@ class _LeagueLoop:
         self.results.append(rec)
         self.recorded.add(m.match_id)
         self.played += 1
+        self.breaker.observe(rec)
         log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
                  reason=outcome.result.reason, hands=outcome.result.hands)
         if self.on_match is not None:
