@@ -206,9 +206,14 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
         target = (config.get("rules") or {}).get("target_points")
         standings = compute_standings(names, {}, results, target_points=target).to_json()
         final = False
+    rows = standings.get("standings", [])
     return {
         "name": config.get("name", out_dir.name), "entries": names, "final": final,
-        "standings": standings.get("standings", []), "cross": standings.get("crosstable", {}),
+        # Entries whose bot did not start in some matches (their team forfeited them): a
+        # column and a line of their own, as on the console (a forfeit is not play).
+        "no_start": [{"name": e.get("name"), "failed": e.get("start_failures", 0), "matches": e.get("matches")}
+                     for e in rows if isinstance(e, dict) and e.get("start_failures")],
+        "standings": rows, "cross": standings.get("crosstable", {}),
         "results": {str(r.get("match_id")): {"team0": r["team0"], "team1": r["team1"], "log": r.get("log")}
                     for r in results},
         "rules": config.get("rules", {}), "duplicate": config.get("duplicate"),

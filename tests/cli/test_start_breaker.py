@@ -10,6 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from arena.cli.main import app
 from arena.league.config import load_league
 from arena.league.runner import run_league
 
@@ -57,3 +60,19 @@ def test_an_entry_that_keeps_failing_to_start_is_given_up_and_resume_tries_it_ag
     resumed = run_league(load_league(config), out, resume=True)
     assert resumed.played_now == 2 and not resumed.not_tried
     assert len((out / "results.jsonl").read_text().splitlines()) == 5
+
+
+def test_the_report_shows_the_entry_that_never_started(tmp_path: Path) -> None:
+    """The HTML report has the console's "no start" column and a line saying who did not
+    start (issue 29, item 3: it showed a plain loser with 0 faults)."""
+    config, out = league(tmp_path / "league.toml"), tmp_path / "out"
+    run_league(load_league(config), out)
+    written = CliRunner().invoke(app, ["report", str(out), "--no-open"])
+    assert written.exit_code == 0, written.output
+    page = (out / "report" / "index.html").read_text(encoding="utf-8")
+    table = page[page.index('id="standings"'):page.index("</table>", page.index('id="standings"'))]
+    assert "<th>no start</th>" in table
+    row_b = table[table.index('entry-link">b<'):]
+    row_b = row_b[:row_b.index("</tr>")]
+    assert '<td class="num bad">5</td>' in row_b, row_b
+    assert "b: never started, in 5 of 5 matches" in " ".join(page.split())
