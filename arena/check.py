@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from arena import check_again
 from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.players.local import RandomPlayer
@@ -42,6 +43,7 @@ STEPS = (
     "answers only legal actions across a full match",
     "handles the notifications (hand end, match end)",
     "shuts down when asked",
+    check_again.TITLE,
 )
 """The check's steps; a step keeps its number whether or not the steps before it apply
 (a bot at an address has no steps 1, 2 and 8), so that the numbers in the docs hold."""
@@ -68,6 +70,9 @@ class StepResult:
     title: str
     ok: bool
     detail: str = ""
+    warning: bool = False
+    """Passed, but with something the author should know (step 9: play that depends on
+    earlier matches, which a bot may want)."""
 
 
 def stderr_excerpt(process: BotProcess) -> list[str]:
@@ -139,7 +144,7 @@ def run_check(
         check = _Check(parse_bot_spec(spec_text), Path(tmp), echo, decision_ms, sandbox)
         try:
             _ = (check.started() and check.answers_info() and check.first_decision() and check.full_match()
-                 and check.shuts_down())
+                 and check.shuts_down() and check.plays_alike())
         finally:
             close_bots([check.bot])
         return check.results
@@ -154,12 +159,16 @@ class _Check:
         self.bot = RemoteBot(spec, logs, "check", sandbox=sandbox)
         self.results: list[StepResult] = []
         self.loop = thread_loop()
+        self.fresh_hands: list[dict[str, Any]] = []  # step 6's first match, in processes new to matches
+        self.again: check_again.AgainVerdict | None = None  # step 9, found before step 8 stops the bot
 
-    def step(self, number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
+    def step(self, number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None,
+             warning: bool = False) -> bool:
         """Record and print one step's result (with the bot's stderr on a failure)."""
-        r = StepResult(number, STEPS[number - 1], ok, detail)
+        r = StepResult(number, STEPS[number - 1], ok, detail, warning)
         self.results.append(r)
-        self.echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
+        mark = "FAIL" if not ok else "WARN" if warning else "PASS"
+        self.echo(f"[{mark}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
         if not ok:
             _echo_stderr(self.echo, stderr_of if stderr_of is not None else self.bot.process)
         return ok
@@ -167,7 +176,8 @@ class _Check:
     def started(self) -> bool:
         """1-2: start and announce. The same process then answers step 3 and plays on."""
         if not isinstance(self.spec, BotManifest):
-            self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, they are skipped)")
+            self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, and 9 needs processes the check "
+                      "starts: they are skipped)")
             return True
         proc = _CheckedProcess(self.spec, self.logs, "check", sandbox=self.sandbox)
         try:
@@ -254,9 +264,8 @@ class _Check:
                     seated = fixed or [bot, RandomPlayer(seed=played, name="random"), players[2],
                                        RandomPlayer(seed=played + 100, name="random")]
                     # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                    result = play_match(cast(Sequence[Player], seated), MatchConfig(
-                        rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
-                        decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1))
+                    result = play_match(cast(Sequence[Player], seated), self._match_config(played),
+                                        on_hand=self.fresh_hands.append if played == 0 else None)
                     played += 1
                     phase_played += 1
                     hands += result.hands
@@ -269,6 +278,9 @@ class _Check:
                         break
                 if result.faults or result.reason is not EndReason.COMPLETED:
                     break
+            else:
+                if isinstance(self.spec, BotManifest) and bot.ended_cleanly:
+                    self.again = self._play_first_match_again(players)
         finally:
             close_bots(players[1:])
         faults = result.faults
@@ -287,6 +299,25 @@ class _Check:
         return self.step(7, alive and bot.ended_cleanly,
                          "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
                          else "the process exited" if not alive else "the stream did not end cleanly after the match end")
+
+    def _match_config(self, played: int) -> MatchConfig:
+        """Step 6's match number ``played + 1`` (step 9 plays the first again)."""
+        return MatchConfig(rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
+                           decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1)
+
+    def _play_first_match_again(self, players: list[RemoteBot]) -> check_again.AgainVerdict:
+        """Step 9's play (before step 8 stops the bot): step 6's first match again, in
+        the same four processes, which have now played matches (docs: check_again)."""
+        again: list[dict[str, Any]] = []
+        play_match(cast(Sequence[Player], players), self._match_config(0), on_hand=again.append)
+        assert isinstance(self.spec, BotManifest)
+        return check_again.verdict(self.fresh_hands, again, self.spec.fresh_process)
+
+    def plays_alike(self) -> bool:
+        """9: the same play in a fresh process and after other matches (a warning if not)."""
+        if self.again is None:  # a bot at an address: no fresh process to compare with
+            return True
+        return self.step(9, self.again.ok, self.again.detail, warning=self.again.warning)
 
     def shuts_down(self) -> bool:
         """8: Shutdown (a process the check started)."""

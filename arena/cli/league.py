@@ -126,7 +126,12 @@ def league(
         # worker, and through them other tasks' arguments (their match seeds).
         typer.echo("warning: on a cluster the default sandbox lets a bot reach Ray's ports, and through them other "
                    "matches' seeds; run competitions with --sandbox strict (docs/cluster.md)", err=True)
-    typer.echo(f"league {config.name}: {len(config.entries)} entries; {protections_text(protections)}", err=True)
+    # What reuse means for reproducibility, said where the run starts (docs/league.md).
+    processes = ("a process per match" if config.fresh_processes else
+                 "processes kept across matches: results reproduce for bots that play a match the same after "
+                 "others (mus check step 9)")
+    typer.echo(f"league {config.name}: {len(config.entries)} entries; {processes}; {protections_text(protections)}",
+               err=True)
     known: list[LeagueSecret] = []
     stop = threading.Event()
     out_console = console()

@@ -164,3 +164,14 @@ def test_a_bug_only_other_bots_reveal_is_found(monkeypatch: pytest.MonkeyPatch) 
     assert ", against random play): IndexError" in fail[0], fail
     monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
     assert invoke("check", bot).exit_code == 0
+
+
+def test_step_9_warns_of_a_bot_whose_play_depends_on_earlier_matches() -> None:
+    """A bot that seeds itself with how many matches its process played (tests/cli/bots/
+    stateful) passes steps 1-8, and step 9 warns (issue 29): the first decision that
+    differs, and what it means for a league. A warning: the exit code stays 0."""
+    res = invoke("check", REPO / "tests" / "cli" / "bots" / "stateful")
+    assert res.exit_code == 0, res.stdout
+    line = next(x for x in res.stdout.splitlines() if x.startswith("[WARN] 9. "))
+    assert "in a fresh process" in line and "after other matches" in line and "--resume" in line, line
+    assert res.stdout.splitlines()[-1] == "9 passed, 0 failed, 1 with a warning"

@@ -47,6 +47,8 @@ def test_an_entry_that_keeps_failing_to_start_is_given_up_and_resume_tries_it_ag
     config, out = league(tmp_path / "league.toml"), tmp_path / "out"
     run = mus("league", config, "--out", out)
     assert run.returncode == 1, run.stderr
+    # The header says what process reuse means for reproducibility (issue 29, item 1).
+    assert "processes kept across matches: results reproduce for bots that play a match the same" in run.stderr
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     # b's 5 matches: three tried (and failed) and saved, the two others neither.
     assert len(records) == 3 and all(r["start_failed"] for r in records)
