@@ -4,6 +4,8 @@ and re-asking a bot a logged seat's decisions (``mus replay --against``)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -101,6 +103,19 @@ def _first_line(exc: BaseException) -> str:
     return text.removesuffix(" (its stderr was empty)")
 
 
+def command_problem(command: str, workdir: Path, env_path: str | None) -> str:
+    """Why a bot's command cannot run ("" if it can): resolved as the launcher resolves
+    it, a path relative to the bot's working directory, a bare name on its ``PATH``."""
+    if "/" in command:
+        path = workdir / command  # an absolute command stays itself
+        if not path.is_file():
+            return f"{path} does not exist"
+        return "" if os.access(path, os.X_OK) else f"{path} is not executable (chmod +x)"
+    if shutil.which(command, path=env_path) is None:
+        return f"{command!r} is not found on the bot's PATH ({env_path or ''})"
+    return ""
+
+
 def _exit_text(code: int) -> str:
     if code >= 0:
         return f"exited with code {code}"
@@ -184,6 +199,13 @@ class _Check:
             proc.spawn()
         except BotStartError as exc:
             return self.step(1, False, str(exc), stderr_of=proc)
+        # The launch wrappers (prlimit, bwrap) start whatever the command is: whether the
+        # command itself can run is found as they will look for it.
+        env_path = proc.confinement.env.get("PATH") if proc.confinement is not None else None
+        problem = command_problem(self.spec.command[0], self.spec.workdir, env_path)
+        if problem:
+            proc.stop(0.5)
+            return self.step(1, False, f"cannot run {' '.join(self.spec.command)!r}: {problem}")
         self.step(1, True, " ".join(self.spec.command))
         try:
             ann = proc.wait_announce(10.0)

@@ -175,3 +175,15 @@ def test_step_9_warns_of_a_bot_whose_play_depends_on_earlier_matches() -> None:
     line = next(x for x in res.stdout.splitlines() if x.startswith("[WARN] 9. "))
     assert "in a fresh process" in line and "after other matches" in line and "--resume" in line, line
     assert res.stdout.splitlines()[-1] == "9 passed, 0 failed, 1 with a warning"
+
+
+@pytest.mark.parametrize(("command", "says"), [("nosuchcommand-p29", "is not found on the bot's PATH"),
+                                               ("./missing.sh", "missing.sh does not exist")])
+def test_step_1_fails_for_a_command_that_does_not_exist(tmp_path: Path, command: str, says: str) -> None:
+    """The launch wrappers started, but the bot's command could not (issue 29: step 1
+    passed, and step 2 failed with prlimit's exit code 127)."""
+    (tmp_path / "bot.toml").write_text(f'name = "nocmd"\ncommand = ["{command}"]\n', encoding="utf-8")
+    res = invoke("check", tmp_path)
+    assert res.exit_code == 1, res.stdout
+    first = res.stdout.splitlines()[0]
+    assert first.startswith("[FAIL] 1. starts: cannot run") and says in first, res.stdout
