@@ -187,3 +187,14 @@ def test_step_1_fails_for_a_command_that_does_not_exist(tmp_path: Path, command:
     assert res.exit_code == 1, res.stdout
     first = res.stdout.splitlines()[0]
     assert first.startswith("[FAIL] 1. starts: cannot run") and says in first, res.stdout
+
+
+def test_a_bot_that_prints_before_serve_is_told_to_log_to_stderr(tmp_path: Path) -> None:
+    """Its first line of stdout is not an announce line: step 2 says where its messages
+    belong (issue 29)."""
+    (tmp_path / "bot.py").write_text("print('loading my model...')\n", encoding="utf-8")
+    (tmp_path / "bot.toml").write_text('name = "chatty"\ncommand = ["python", "bot.py"]\n', encoding="utf-8")
+    res = invoke("check", tmp_path)
+    assert res.exit_code == 1, res.stdout
+    step2 = next(line for line in res.stdout.splitlines() if line.startswith("[FAIL] 2."))
+    assert "'loading my model...'" in step2 and "print your own messages to stderr" in step2, step2

@@ -66,3 +66,12 @@ def test_without_v_the_start_failure_is_printed_once(tmp_path: Path) -> None:
     r = match_with_broken_bot(tmp_path / "out")
     assert r.returncode == 2, r.stderr
     assert not log_lines(r.stderr) and r.stderr.count("cannot load its model file weights.bin") == 1, r.stderr
+    assert "bot.started" not in r.stderr
+
+
+def test_v_and_vv_add_info_and_debug_events(tmp_path: Path) -> None:
+    """-v and -vv change what is logged (issue 29: they changed nothing in most commands)."""
+    info = match_with_broken_bot(tmp_path / "v", "-v")
+    assert "bot.started" in info.stderr and "bot.stopped" not in info.stderr, info.stderr
+    debug = match_with_broken_bot(tmp_path / "vv", "-vv")
+    assert "bot.started" in debug.stderr and "[debug" in debug.stderr and "bot.stopped" in debug.stderr, debug.stderr
