@@ -277,7 +277,7 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
             snap = _config_snapshot(config)
         for key in _IDENTITY_KEYS:
             if old.get(key) != snap[key]:
-                raise LeagueError(f"{out_dir}: the league file changed since the run started ({key} differs); cannot resume")
+                raise LeagueError(resume_mismatch(out_dir, key, old, snap))
         old_profile = (old.get("sandbox") or {}).get("profile", "default")
         if old_profile != config.sandbox:
             raise LeagueError(f"{out_dir}: the league started with sandbox {old_profile!r}, not {config.sandbox!r}: "
@@ -305,6 +305,27 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
     except OSError as exc:
         raise LeagueError(f"{out_dir}: cannot write: {exc.strerror or exc}") from None
     return config, secret, []
+
+
+_KEY_WORDS = {"matches_per_pairing": "matches_per_pairing", "duplicate": "duplicate", "rules": "the [rules] table",
+              "entries": "the entries ([[entry]]: their names, pairs or bots)",
+              "time": "the [time] table (decision_ms, time_bank_ms, max_faults)"}
+
+
+def resume_mismatch(out_dir: Path, key: str, old: dict[str, Any], now: dict[str, Any]) -> str:
+    """Why a resume is refused, in the user's terms: what they gave now (the league file,
+    or ``--seed``) against what the league in ``out_dir`` started with, and what to do."""
+    if key in ("seed_given", "seed"):
+        then = f"seed {hex(old['seed'])}" if old.get("seed_given") and isinstance(old.get("seed"), int) else \
+            "a secret seed drawn at random"
+        given = f"seed {hex(now['seed'])} (--seed, or the league file's seed)" if now.get("seed_given") else "no seed"
+        return (f"{out_dir}: the league started with {then}; this resume gives {given}. A league is resumed with "
+                "the seed it started with: leave --seed out (and the league file's seed as it was), or start a new "
+                "league in another folder; cannot resume")
+    what = _KEY_WORDS.get(key, key)
+    return (f"{out_dir}: {what} in the league file differs from when the league started ({out_dir / 'league.json'} "
+            "keeps what it started with): resume with the league file as it was, or start the changed league in "
+            "another folder; cannot resume")
 
 
 def _make_folder(out_dir: Path, resume: bool) -> None:
