@@ -147,6 +147,9 @@ def league(
         stop_all_bots()
         # "\n": after the terminal's "^C".
         typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, address)), err=True)
+        if (out / "standings.json").is_file() and shown.done:
+            typer.echo(f"standings of the {shown.done} matches saved so far: {out / 'standings.json'} "
+                       f"(marked incomplete; mus report {out} shows them)", err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))

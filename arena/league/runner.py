@@ -423,6 +423,14 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
     writer = ResultsWriter(out_dir / RESULTS_FILE, loop.secret.results_key, league_identity(config, matches))
     try:
         loop.run(writer, make_executor)
+    except KeyboardInterrupt:
+        # Ctrl-C (or SIGTERM): the standings of what was saved, marked incomplete, so
+        # that an interrupted league can be looked at before it is resumed.
+        try:
+            _write_standings(config, out_dir, loop.results, complete=False)
+        except LeagueError as exc:
+            log.warning("league.partial_standings_failed", error=str(exc))
+        raise
     finally:
         writer.close()
     if loop.write_error or loop.cluster_fault:
@@ -435,7 +443,8 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
             f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
             f"{writer.path}; {fix} and continue with --resume"
         )
-    standings = _write_standings(config, out_dir, loop.results + loop.breaker.not_tried)
+    standings = _write_standings(config, out_dir, loop.results + loop.breaker.not_tried,
+                                 complete=len(loop.results) == loop.total)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
                      interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
                      failed=tuple(loop.failed), not_tried=tuple(loop.breaker.not_tried))
@@ -564,13 +573,16 @@ class _LeagueLoop:
             self.on_match(outcome, len(self.results), self.total)
 
 
-def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
+def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]], *,
+                     complete: bool) -> Standings:
+    """standings.json and standings.csv of ``results``; ``complete``: every scheduled
+    match is saved (standings.json says so: ``complete``, false after an interruption)."""
     names = [e.name for e in config.entries]
     members = {e.name: config.members(e.name) for e in config.entries}
     # The league's own target: a game won by órdago is completed up to it (not to the
     # rules' default, which a league with target_points = 30 would overshoot).
     standings = compute_standings(names, members, results, target_points=config.rules.target_points)
-    doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox)}
+    doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox), "complete": complete}
     for name, text in (("standings.json", json.dumps(doc, indent=2)), ("standings.csv", standings.to_csv())):
         tmp = out_dir / (name + ".tmp")
         try:

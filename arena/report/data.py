@@ -201,7 +201,7 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
         pass
     try:
         standings = json.loads((out_dir / "standings.json").read_text(encoding="utf-8"))
-        final = True
+        final = standings.get("complete", True) is not False  # false: written at an interruption
     except (OSError, ValueError):
         target = (config.get("rules") or {}).get("target_points")
         standings = compute_standings(names, {}, results, target_points=target).to_json()
