@@ -78,3 +78,5 @@ def test_the_report_shows_the_entry_that_never_started(tmp_path: Path) -> None:
     row_b = row_b[:row_b.index("</tr>")]
     assert '<td class="num bad">5</td>' in row_b, row_b
     assert "b: never started, in 5 of 5 matches" in " ".join(page.split())
+    # Two of b's matches were not tried (nor saved): the standings are not the league's last.
+    assert "The league has not finished" in page
