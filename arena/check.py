@@ -4,6 +4,8 @@ and re-asking a bot a logged seat's decisions (``mus replay --against``)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from arena import check_again
 from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.players.local import RandomPlayer
@@ -43,6 +46,7 @@ STEPS = (
     "answers only legal actions across a full match",
     "handles the notifications (hand end, match end)",
     "shuts down when asked",
+    check_again.TITLE,
 )
 """The check's steps; a step keeps its number whether or not the steps before it apply
 (a bot at an address has no steps 1, 2 and 8), so that the numbers in the docs hold."""
@@ -69,6 +73,9 @@ class StepResult:
     title: str
     ok: bool
     detail: str = ""
+    warning: bool = False
+    """Passed, but with something the author should know (step 9: play that depends on
+    earlier matches, which a bot may want)."""
 
 
 def stderr_excerpt(process: BotProcess) -> list[str]:
@@ -95,6 +102,19 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).split("\n", 1)[0]
     text = text.split("; its stderr (", 1)[0]
     return text.removesuffix(" (its stderr was empty)")
+
+
+def command_problem(command: str, workdir: Path, env_path: str | None) -> str:
+    """Why a bot's command cannot run ("" if it can): resolved as the launcher resolves
+    it, a path relative to the bot's working directory, a bare name on its ``PATH``."""
+    if "/" in command:
+        path = workdir / command  # an absolute command stays itself
+        if not path.is_file():
+            return f"{path} does not exist"
+        return "" if os.access(path, os.X_OK) else f"{path} is not executable (chmod +x)"
+    if shutil.which(command, path=env_path) is None:
+        return f"{command!r} is not found on the bot's PATH ({env_path or ''})"
+    return ""
 
 
 def _exit_text(code: int) -> str:
@@ -140,7 +160,7 @@ def run_check(
         check = _Check(grants.ungranted(parse_bot_spec(spec_text), sandbox), Path(tmp), echo, decision_ms, sandbox)
         try:
             _ = (check.started() and check.answers_info() and check.first_decision() and check.full_match()
-                 and check.shuts_down())
+                 and check.shuts_down() and check.plays_alike())
         finally:
             close_bots([check.bot])
         return check.results
@@ -155,12 +175,16 @@ class _Check:
         self.bot = RemoteBot(spec, logs, "check", sandbox=sandbox)
         self.results: list[StepResult] = []
         self.loop = thread_loop()
+        self.fresh_hands: list[dict[str, Any]] = []  # step 6's first match, in processes new to matches
+        self.again: check_again.AgainVerdict | None = None  # step 9, found before step 8 stops the bot
 
-    def step(self, number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None) -> bool:
+    def step(self, number: int, ok: bool, detail: str = "", stderr_of: BotProcess | None = None,
+             warning: bool = False) -> bool:
         """Record and print one step's result (with the bot's stderr on a failure)."""
-        r = StepResult(number, STEPS[number - 1], ok, detail)
+        r = StepResult(number, STEPS[number - 1], ok, detail, warning)
         self.results.append(r)
-        self.echo(f"[{'PASS' if ok else 'FAIL'}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
+        mark = "FAIL" if not ok else "WARN" if warning else "PASS"
+        self.echo(f"[{mark}] {r.number}. {r.title}" + (f": {detail}" if detail else ""))
         if not ok:
             _echo_stderr(self.echo, stderr_of if stderr_of is not None else self.bot.process)
         return ok
@@ -168,13 +192,21 @@ class _Check:
     def started(self) -> bool:
         """1-2: start and announce. The same process then answers step 3 and plays on."""
         if not isinstance(self.spec, BotManifest):
-            self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, they are skipped)")
+            self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, and 9 needs processes the check "
+                      "starts: they are skipped)")
             return True
         proc = _CheckedProcess(self.spec, self.logs, "check", sandbox=self.sandbox)
         try:
             proc.spawn()
         except BotStartError as exc:
             return self.step(1, False, str(exc), stderr_of=proc)
+        # The launch wrappers (prlimit, bwrap) start whatever the command is: whether the
+        # command itself can run is found as they will look for it.
+        env_path = proc.confinement.env.get("PATH") if proc.confinement is not None else None
+        problem = command_problem(self.spec.command[0], self.spec.workdir, env_path)
+        if problem:
+            proc.stop(0.5)
+            return self.step(1, False, f"cannot run {' '.join(self.spec.command)!r}: {problem}")
         self.step(1, True, " ".join(self.spec.command))
         try:
             ann = proc.wait_announce(10.0)
@@ -255,9 +287,8 @@ class _Check:
                     seated = fixed or [bot, RandomPlayer(seed=played, name="random"), players[2],
                                        RandomPlayer(seed=played + 100, name="random")]
                     # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                    result = play_match(cast(Sequence[Player], seated), MatchConfig(
-                        rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
-                        decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1))
+                    result = play_match(cast(Sequence[Player], seated), self._match_config(played),
+                                        on_hand=self.fresh_hands.append if played == 0 else None)
                     played += 1
                     phase_played += 1
                     hands += result.hands
@@ -270,6 +301,9 @@ class _Check:
                         break
                 if result.faults or result.reason is not EndReason.COMPLETED:
                     break
+            else:
+                if isinstance(self.spec, BotManifest) and bot.ended_cleanly:
+                    self.again = self._play_first_match_again(players)
         finally:
             close_bots(players[1:])
         faults = result.faults
@@ -288,6 +322,25 @@ class _Check:
         return self.step(7, alive and bot.ended_cleanly,
                          "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
                          else "the process exited" if not alive else "the stream did not end cleanly after the match end")
+
+    def _match_config(self, played: int) -> MatchConfig:
+        """Step 6's match number ``played + 1`` (step 9 plays the first again)."""
+        return MatchConfig(rules=Rules(games_to_win=1), seed=7 + played, match_id=f"check-match-{played + 1}",
+                           decision_ms=self.decision_ms, time_bank_ms=600_000, max_faults=1)
+
+    def _play_first_match_again(self, players: list[RemoteBot]) -> check_again.AgainVerdict:
+        """Step 9's play (before step 8 stops the bot): step 6's first match again, in
+        the same four processes, which have now played matches (docs: check_again)."""
+        again: list[dict[str, Any]] = []
+        play_match(cast(Sequence[Player], players), self._match_config(0), on_hand=again.append)
+        assert isinstance(self.spec, BotManifest)
+        return check_again.verdict(self.fresh_hands, again, self.spec.fresh_process)
+
+    def plays_alike(self) -> bool:
+        """9: the same play in a fresh process and after other matches (a warning if not)."""
+        if self.again is None:  # a bot at an address: no fresh process to compare with
+            return True
+        return self.step(9, self.again.ok, self.again.detail, warning=self.again.warning)
 
     def shuts_down(self) -> bool:
         """8: Shutdown (a process the check started)."""

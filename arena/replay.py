@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.engine import (
     Action,
+    Card,
     EventKind,
     IllegalActionError,
     IllegalSignalError,
@@ -45,6 +46,9 @@ class ReplayedStep:
     """``mus``, ``discard`` or the lance being bet (``grande`` …) when the step was taken."""
     request_id: int | None = None
     """The decision request's id in the match (the step's ``id``; None in a log without it)."""
+    hands_after: list[str] | None = None
+    """Every seat's cards after the step, when the step changed them (the discard that
+    ends a discard round: the replacements are dealt); None otherwise."""
 
 
 @dataclass
@@ -99,6 +103,15 @@ def _rebuild(rules: Rules, seed: int, rec: dict[str, Any], games: list[int]) -> 
     )
 
 
+def _replacements(before: tuple[tuple[Card, ...], ...], state: MusState, results_before: int) -> list[str] | None:
+    """Every seat's cards once a discard round's replacements are dealt (after the step
+    that ended the round: the hands changed, and all have their full count again)."""
+    after = state.hands
+    if after == before or len(state.hand_results) != results_before or len({len(h) for h in after}) != 1:
+        return None
+    return [format_cards(h) for h in after]
+
+
 def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
     """Re-play a log hand by hand; each hand carries its mismatches (empty when the log
     agrees with the rules). The match is re-played from its seed; after a missing or
@@ -147,6 +160,7 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
             phase = lance.name.lower() if lance is not None else state.phase.name.lower()
             visible: tuple[bool, ...] = ()
             sena_name = step.get("sena")
+            hands_before = state.hands
             try:
                 if sena_name:
                     state.give_sena(seat, Sena[sena_name.upper()])
@@ -158,7 +172,8 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
                 break
             hand.steps.append(
                 ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase,
-                             step.get("id") if isinstance(step.get("id"), int) else None)
+                             step.get("id") if isinstance(step.get("id"), int) else None,
+                             _replacements(hands_before, state, results_before))
             )
         if not broken:
             if not finished:
@@ -239,6 +254,10 @@ def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str
         # A bot_error's detail goes on with its traceback's lines: indent them under the step.
         fault = f"  FAULT {st.fault['kind']}: {st.fault.get('detail', '')}".replace("\n", "\n         ") if st.fault else ""
         echo(f"   {st.index:>3}  {st.phase:<8} S{st.seat}  {action}{sena}{timing}{fault}")
+        if st.hands_after is not None:  # the replacements were dealt: each seat's new cards
+            for s, cards in enumerate(st.hands_after):
+                if seat is None or s == seat:
+                    echo(f"        S{s} (T{s & 1}) now holds: {cards}")
     if hand.result is not None:
         from arena.results import format_result
 

@@ -22,6 +22,7 @@ LEVELS = {
     "narrate": 1,     # a hand's events in words (the report, a human seat)
     "log_setup": 1,   # structlog's configuration
     "deprecation": 1,  # the one-line warnings for retired settings
+    "check_again": 1,  # mus check step 9's comparison of two plays of a match (hand records)
     "wire": 1,        # engine values <-> protobuf messages
     "referee": 2,     # the match session and its driver
     "replay": 2,      # re-playing a hand log through the engine

@@ -20,11 +20,14 @@ def check(
     1 starts · 2 announces its address · 3 answers GetInfo · 4 answers a decision
     within its deadline · 5 the answer is legal · 6 answers only legal actions across
     a full match against itself · 7 handles the notifications (and ends its side of the
-    stream after the match end) · 8 shuts down when asked.
+    stream after the match end) · 8 shuts down when asked · 9 plays a match the same
+    in a fresh process and after other matches (a warning if not: a league keeps a
+    bot's process across matches, and a bot whose play depends on what it played
+    before does not reproduce under --resume or --fresh-processes).
     Stops at the first failing step, says why (a process that exited: with which code) and
     prints the first and last lines of the bot's stderr. A bot at host:port skips steps 1,
-    2 and 8, and must serve four Play streams at once (it plays all four seats).
-    Exit codes: 0 all steps pass; 1 a step failed; 2 no such bot.
+    2, 8 and 9, and must serve four Play streams at once (it plays all four seats).
+    Exit codes: 0 all steps pass (warnings included); 1 a step failed; 2 no such bot.
     """
     from arena.check import run_check
 
@@ -35,6 +38,7 @@ def check(
         fail(str(exc))
     passed = sum(r.ok for r in results)
     failed = [r for r in results if not r.ok]
-    typer.echo(f"{passed} passed, {len(failed)} failed")
+    warned = sum(r.ok and r.warning for r in results)
+    typer.echo(f"{passed} passed, {len(failed)} failed" + (f", {warned} with a warning" if warned else ""))
     if failed:
         raise typer.Exit(EXIT_FAILURE)

@@ -26,8 +26,9 @@ from arena.cli.common import (
     warn_given_seed,
 )
 from arena.cli.progress import LeagueProgress, print_faults, print_start_failures, resume_command
+from arena.league.breaker import GIVE_UP_AFTER
 from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
-from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line
+from arena.league.runner import SECRET_FILE, LeagueError, LeagueRun, LeagueSecret, run_league, seed_line
 from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 
@@ -125,7 +126,12 @@ def league(
         # worker, and through them other tasks' arguments (their match seeds).
         typer.echo("warning: on a cluster the default sandbox lets a bot reach Ray's ports, and through them other "
                    "matches' seeds; run competitions with --sandbox strict (docs/cluster.md)", err=True)
-    typer.echo(f"league {config.name}: {len(config.entries)} entries; {protections_text(protections)}", err=True)
+    # What reuse means for reproducibility, said where the run starts (docs/league.md).
+    processes = ("a process per match" if config.fresh_processes else
+                 "processes kept across matches: results reproduce for bots that play a match the same after "
+                 "others (mus check step 9)")
+    typer.echo(f"league {config.name}: {len(config.entries)} entries; {processes}; {protections_text(protections)}",
+               err=True)
     known: list[LeagueSecret] = []
     stop = threading.Event()
     out_console = console()
@@ -141,6 +147,9 @@ def league(
         stop_all_bots()
         # "\n": after the terminal's "^C".
         typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, address)), err=True)
+        if (out / "standings.json").is_file() and shown.done:
+            typer.echo(f"standings of the {shown.done} matches saved so far: {out / 'standings.json'} "
+                       f"(marked incomplete; mus report {out} shows them)", err=True)
         _print_seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     out_console.print(standings_table(run.standings, f"League {config.name}: {len(run.results)} matches"))
@@ -159,12 +168,26 @@ def league(
              f"{'them' if len(run.failed) > 1 else 'it'} out. Please report it, with the league.match_failed log line; play "
              f"{'them' if len(run.failed) > 1 else 'it'} again with: "
              f"{resume_command(config_file, out, sandbox, address)}", EXIT_FAILURE)
-    never = [f.entry for f in failures if f.never_started]
+    _fail_for_start_failures(run, [f.entry for f in failures if f.never_started], order,
+                             resume_command(config_file, out, sandbox, address))
+
+
+def _fail_for_start_failures(run: LeagueRun, never: list[str], order: dict[str, int], resume: str) -> None:
+    """Exit 1 when the standings are those of forfeits, not of play: matches not tried
+    (an entry given up after start failures in a row: ``resume`` plays them), or an entry
+    that never started (``never``)."""
+    if run.not_tried:
+        given_up = sorted({r["seating"][s] for r in run.not_tried for s in r["start_failed"]},
+                          key=lambda e: order.get(e, len(order)))
+        n = len(run.not_tried)
+        fail(f"{', '.join(given_up)} did not start in {GIVE_UP_AFTER} matches in a row: "
+             f"{'its' if len(given_up) == 1 else 'their'} {n} other match{'es were' if n > 1 else ' was'} not tried "
+             f"in this run; the standings count {'them' if n > 1 else 'it'} as start failures, but they are not "
+             f"saved: fix the bot (mus check BOT shows why it fails) and play them with: {resume}", EXIT_FAILURE)
     if never:
         fail(f"{', '.join(never)} never started: {'its' if len(never) == 1 else 'their'} teams forfeited every match; "
              "the standings count those forfeits. Fix the bot (mus check BOT shows why it fails) and run the "
              "league again in a new folder", EXIT_FAILURE)
-
 
 def _print_seed(known: list[LeagueSecret], out: Path, *, err: bool) -> None:
     """The seed line, once the league has one (not when it stopped before: a refused

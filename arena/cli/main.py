@@ -38,7 +38,7 @@ def main(
                           help="Operational logs (warnings, errors; more with -v) on stderr: console (readable lines, "
                                "the default) or json (one JSON object per line).")
     ] = "console",
-    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logs (-v info, -vv debug).")] = 0,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logs on stderr, given before the command (mus -v league …): -v info (each bot process started, each match finished, each start failure), -vv debug (each bot's address, each process stopped, the pool's decisions).")] = 0,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,

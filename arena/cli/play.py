@@ -15,7 +15,7 @@ from arena.cli.common import EXIT_INTERRUPTED, fail, seed_option
 from arena.cli.match import load_rules
 from arena.league.runmatch import Seating, run_match
 from arena.league.runner import SECRET_BITS
-from arena.players.human import HumanPlayer, LineReader
+from arena.players.human import HumanPlayer, InputClosed, LineReader
 from arena.referee.match import MatchConfig
 from arena.referee.player import Player
 from arena.remote.client import RemoteBot, close_bots
@@ -59,7 +59,9 @@ def play(
     (paso, envido 5, discard Ro 7c), and +SEÑA to give a seña with it. The count is shown
     after every hand. The referee is the same as for bots: the same session, deadlines
     and fault policy. The match is logged: see it again with mus replay LOG --html.
-    Exit codes: 0 played; 2 a bot could not start, or bad options; 130 interrupted.
+    The end of the input (Ctrl-D) is you leaving: the match stops there, unfinished.
+    Exit codes: 0 played; 2 a bot could not start, or bad options; 130 interrupted
+    (Ctrl-C, or the input ended).
     """
     given = seed_option(seed)
     rules = load_rules(rules_file, {"games_to_win": games, "target_points": target, "players": players})
@@ -101,9 +103,11 @@ def play(
         names = tuple("you" if s == seat else p.name for s, p in enumerate(seated))
         try:
             outcome = run_match((), Seating(names), config, out, players=seated)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             stop_all_bots()
-            typer.echo(f"\ninterrupted; the hands played are in {out / (mid + '.jsonl')}", err=True)
+            why = ("the input ended (Ctrl-D, or a closed pipe): you left the table, the match stops unfinished"
+                   if isinstance(exc, InputClosed) else "\ninterrupted")
+            typer.echo(f"{why}; the hands played are in {out / (mid + '.jsonl')}", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
     typer.echo(f"hand log: {outcome.log_path} (see it again: mus replay {outcome.log_path} --html)")
     typer.echo(f"seed: {hex(match_seed)} (the same cards again: mus play … --seed {hex(match_seed)})")

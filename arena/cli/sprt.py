@@ -125,7 +125,9 @@ class SprtProgress:
         """A match finished and was saved."""
         self.played += 1
         if outcome.start_failed:
-            self.start_failed.append(outcome.to_json())
+            # As results.jsonl records it (with the entry of each team), for the summary.
+            seats = outcome.seating.seats
+            self.start_failed.append({"team0": seats[0], "team1": seats[1], **outcome.to_json()})
             self.stop.set()  # a bot that does not start is not tested: stop, say why (exit 2)
         if self.enabled and (outcome.result.faults or outcome.start_failed):
             self._print(match_line(outcome, done, total))

@@ -137,7 +137,7 @@ def run_match(
         start_errors = seats.start_errors if seats else {}
         start_error = "\n".join(f"S{seat}: {error}" for seat, error in sorted(start_errors.items()))
         if start_errors:
-            result = _not_played(config, start_errors, start_error)
+            result = not_started_result(config, start_errors, start_error)
         else:
             result = _referee(seat_players, config, runtime, writer, on_fault)
         writer.close({"result": result.to_json()})
@@ -253,9 +253,9 @@ def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
     }
 
 
-def _not_played(config: MatchConfig, start_errors: dict[int, str], start_error: str) -> MatchResult:
-    """The result of a match some bots did not start for: their team forfeits; both
-    teams' bots failing aborts the match."""
+def not_started_result(config: MatchConfig, start_errors: dict[int, str], start_error: str) -> MatchResult:
+    """The result of a match some bots did not start for (``start_errors``: seat ->
+    error): their team forfeits; both teams' bots failing aborts the match."""
     failed_teams = {seat & 1 for seat in start_errors}
     winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
     return MatchResult(
@@ -291,5 +291,7 @@ def _log_start_failures(match_id: str, specs: Sequence[BotSpec], seating: Seatin
     for seat in sorted(start_errors):
         groups.setdefault((seating.seats[seat], specs[seat].name), []).append(seat)
     for (entry, bot), seats in groups.items():
-        log.error("bot.start_failed", match_id=match_id, entry=entry, bot=bot, seats=seats,
+        # Info, not error: the league's match line and the summary at the end of the run
+        # (and mus match's summary) say it already; -v shows it here too.
+        log.info("bot.start_failed", match_id=match_id, entry=entry, bot=bot, seats=seats,
                   error=start_errors[seats[0]])

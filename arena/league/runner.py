@@ -29,6 +29,7 @@ from typing import Any
 import structlog
 
 from arena import boundedjson
+from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig, parse_seed
 from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
 from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
@@ -136,12 +137,16 @@ class LeagueRun:
     """Matches the arena could not play (a defect of the arena, not a bot's fault: those
     are recorded as faults): ``(match_id, error)``. They are not recorded, the others
     are; ``--resume`` plays them again."""
+    not_tried: tuple[dict[str, Any], ...] = ()
+    """Matches not tried because an entry's bot did not start in several matches in a
+    row (:mod:`arena.league.breaker`): counted in the standings as start failures, not
+    saved in results.jsonl (``--resume`` plays them)."""
 
     @property
     def start_failures(self) -> list[StartFailure]:
         """The entries whose bot failed to start in some match of the league (resumed
-        results included)."""
-        return start_failures(self.results)
+        results and matches not tried included)."""
+        return start_failures(self.results + list(self.not_tried))
 
 
 def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
@@ -275,7 +280,7 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
             snap = _config_snapshot(config)
         for key in _IDENTITY_KEYS:
             if old.get(key) != snap[key]:
-                raise LeagueError(f"{out_dir}: the league file changed since the run started ({key} differs); cannot resume")
+                raise LeagueError(resume_mismatch(out_dir, key, old, snap))
         old_profile = (old.get("sandbox") or {}).get("profile", "default")
         if old_profile != config.sandbox:
             raise LeagueError(f"{out_dir}: the league started with sandbox {old_profile!r}, not {config.sandbox!r}: "
@@ -303,6 +308,27 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
     except OSError as exc:
         raise LeagueError(f"{out_dir}: cannot write: {exc.strerror or exc}") from None
     return config, secret, []
+
+
+_KEY_WORDS = {"matches_per_pairing": "matches_per_pairing", "duplicate": "duplicate", "rules": "the [rules] table",
+              "entries": "the entries ([[entry]]: their names, pairs or bots)",
+              "time": "the [time] table (decision_ms, time_bank_ms, max_faults)"}
+
+
+def resume_mismatch(out_dir: Path, key: str, old: dict[str, Any], now: dict[str, Any]) -> str:
+    """Why a resume is refused, in the user's terms: what they gave now (the league file,
+    or ``--seed``) against what the league in ``out_dir`` started with, and what to do."""
+    if key in ("seed_given", "seed"):
+        then = f"seed {hex(old['seed'])}" if old.get("seed_given") and isinstance(old.get("seed"), int) else \
+            "a secret seed drawn at random"
+        given = f"seed {hex(now['seed'])} (--seed, or the league file's seed)" if now.get("seed_given") else "no seed"
+        return (f"{out_dir}: the league started with {then}; this resume gives {given}. A league is resumed with "
+                "the seed it started with: leave --seed out (and the league file's seed as it was), or start a new "
+                "league in another folder; cannot resume")
+    what = _KEY_WORDS.get(key, key)
+    return (f"{out_dir}: {what} in the league file differs from when the league started ({out_dir / 'league.json'} "
+            "keeps what it started with): resume with the league file as it was, or start the changed league in "
+            "another folder; cannot resume")
 
 
 def _make_folder(out_dir: Path, resume: bool) -> None:
@@ -400,6 +426,14 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
     writer = ResultsWriter(out_dir / RESULTS_FILE, loop.secret.results_key, league_identity(config, matches))
     try:
         loop.run(writer, make_executor)
+    except KeyboardInterrupt:
+        # Ctrl-C (or SIGTERM): the standings of what was saved, marked incomplete, so
+        # that an interrupted league can be looked at before it is resumed.
+        try:
+            _write_standings(config, out_dir, loop.results, complete=False)
+        except LeagueError as exc:
+            log.warning("league.partial_standings_failed", error=str(exc))
+        raise
     finally:
         writer.close()
     if loop.write_error or loop.cluster_fault:
@@ -412,10 +446,11 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
             f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
             f"{writer.path}; {fix} and continue with --resume"
         )
-    standings = _write_standings(config, out_dir, loop.results)
+    standings = _write_standings(config, out_dir, loop.results + loop.breaker.not_tried,
+                                 complete=len(loop.results) == loop.total)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
                      interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
-                     failed=tuple(loop.failed))
+                     failed=tuple(loop.failed), not_tried=tuple(loop.breaker.not_tried))
 
 
 class _LeagueLoop:
@@ -439,6 +474,7 @@ class _LeagueLoop:
         self.write_error = ""
         self.cluster_fault = ""
         self.failed: list[tuple[str, str]] = []
+        self.breaker = StartBreaker(config)  # stops starting an entry that keeps failing to (this run only)
         # The deals each entry has left to play (pending matches): a pooled process that
         # has played all of them is of no more use (duplicate leagues), and is stopped.
         self.entry_seeds: dict[str, set[int]] = {}
@@ -481,7 +517,8 @@ class _LeagueLoop:
                 while to_play or running:
                     while to_play and len(running) < executor.capacity() and not self.stop.is_set():
                         m = to_play.pop(0)
-                        running[executor.submit(m)] = m
+                        if not self.breaker.skip(m):
+                            running[executor.submit(m)] = m
                     if not running and (self.stop.is_set() or not to_play):
                         break
                     # Nothing running and no room: a cluster without nodes; wait for one.
@@ -532,20 +569,24 @@ class _LeagueLoop:
         self.results.append(rec)
         self.recorded.add(m.match_id)
         self.played += 1
+        self.breaker.observe(rec)
         log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
                  reason=outcome.result.reason, hands=outcome.result.hands)
         if self.on_match is not None:
             self.on_match(outcome, len(self.results), self.total)
 
 
-def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]]) -> Standings:
+def _write_standings(config: LeagueConfig, out_dir: Path, results: list[dict[str, Any]], *,
+                     complete: bool) -> Standings:
+    """standings.json and standings.csv of ``results``; ``complete``: every scheduled
+    match is saved (standings.json says so: ``complete``, false after an interruption)."""
     names = [e.name for e in config.entries]
     members = {e.name: config.members(e.name) for e in config.entries}
     # The league's own target: a game won by órdago is completed up to it (not to the
     # rules' default, which a league with target_points = 30 would overshoot).
     standings = compute_standings(names, members, results, target_points=config.rules.target_points,
                                   anchor=config.anchor, anchor_rating=config.anchor_rating)
-    doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox)}
+    doc = {**standings.to_json(), "sandbox": sandbox.protections(config.sandbox), "complete": complete}
     for name, text in (("standings.json", json.dumps(doc, indent=2)), ("standings.csv", standings.to_csv())):
         tmp = out_dir / (name + ".tmp")
         try:

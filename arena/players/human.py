@@ -5,7 +5,9 @@ any bot (``mus play``): it shows the seat's view (its cards, the hand so far, th
 the table), lists the legal actions, numbered, and reads the answer from its input. A
 person who does not answer before the decision's deadline (generous, and set by
 ``mus play --think-s``) has the safe default played for them, a timeout fault, as a bot
-would; a closed input is a crash. At the end of each hand it shows the count.
+would. The end of its input (Ctrl-D, a closed pipe) is the person leaving the table:
+the match stops (:class:`InputClosed`), it is not played on with faults. At the end of
+each hand it shows the count.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, 
 from arena.results import format_result
 
 _EOF = object()
+
+
+class InputClosed(KeyboardInterrupt):
+    """The person's input ended (Ctrl-D, or a closed pipe): they left the table. A
+    ``KeyboardInterrupt``, so that it stops the match as Ctrl-C does (the referee plays
+    on through a player's ordinary exceptions, as faults), never caught as a bot's error."""
 
 
 class LineReader:
@@ -197,7 +205,8 @@ class HumanPlayer:
             try:
                 text = self._reader.get(deadline - self._clock())
             except EOFError:
-                raise BotFault(FaultKind.CRASH, "the terminal's input was closed") from None
+                self._write("")  # after the prompt, on a line of its own
+                raise InputClosed("the input ended") from None
             if text is None:
                 self._write("time is up: the referee plays the default for you (a timeout fault)")
                 raise BotFault(FaultKind.TIMEOUT, f"no answer in {timing.deadline_s:.0f} s")

@@ -30,6 +30,7 @@ warning: the operating system places the bots.
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 import tomllib
@@ -112,6 +113,21 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ADDRESS = re.compile(r"^(unix:/.+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
 
 
+
+_KEYS = ("name", "command", "workdir", "env", "inherit_env", "limits", "run_as", "fresh_process")
+
+
+def _did_you_mean(key: str) -> str:
+    """``; did you mean 'command'?`` for a key close to a known one (a typo), else ""."""
+    close = difflib.get_close_matches(key, _KEYS, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _misspelt(data: dict[str, object]) -> str:
+    """For a missing ``command``: the key that looks like it (``comand = [...]``), if any."""
+    typo = next((k for k in data if k not in _KEYS and _did_you_mean(k) == "; did you mean 'command'?"), None)
+    return f" (missing; {typo!r} is not a field: did you mean 'command'?)" if typo else " (missing)"
+
 def load_manifest(path: Path) -> BotManifest:
     """Read a ``bot.toml`` that launches a bot (see :func:`load_spec` for addresses too).
 
@@ -159,7 +175,8 @@ def load_spec(path: Path) -> BotSpec:
     if isinstance(command, str):
         command = command.split()
     if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-        raise ManifestError(f"{path}: field command: must be a non-empty list of strings")
+        raise ManifestError(f"{path}: field command: must be a non-empty list of strings"
+                            + ("" if "command" in data else _misspelt(data)))
     command = [sys.executable if (i == 0 and c in ("python", "python3")) else c for i, c in enumerate(command)]
     folder = path.parent.resolve()
     workdir = _workdir(path, folder, data.get("workdir", "."))
@@ -174,8 +191,8 @@ def load_spec(path: Path) -> BotSpec:
                                "description"}
     if unknown:
         raise ManifestError(
-            f"{path}: field {sorted(unknown)[0]}: unknown (known: name, command, workdir, env, inherit_env, limits, "
-            "run_as, fresh_process)"
+            f"{path}: field {sorted(unknown)[0]}: unknown{_did_you_mean(sorted(unknown)[0])} (known: name, command, "
+            "workdir, env, inherit_env, limits, run_as, fresh_process)"
         )
     if "share_cpu" in data:  # read by arenas before the system placed every bot
         deprecated("share_cpu", str(path), "nothing: it is ignored, the system places the bots; remove the line")

@@ -22,6 +22,7 @@ import time
 from collections import deque
 from pathlib import Path
 
+import structlog
 from mus_sdk import handshake
 
 from arena.remote import sandbox as sb
@@ -33,6 +34,9 @@ LOG_CAP_BYTES = 16 * 1024 * 1024
 STDERR_TAIL_LINES = 20
 STDERR_HEAD_LINES = 10
 """The first lines of a bot's stderr are kept too: a traceback's start, a missing file."""
+
+
+log = structlog.get_logger()
 
 
 class BotStartError(RuntimeError):
@@ -124,6 +128,7 @@ class BotProcess:
             jail.release()
             raise BotStartError(f"bot {m.name}: cannot run {' '.join(m.command)!r} in {m.workdir}: {exc.strerror or exc}") from None
         _REGISTRY.add(self)
+        log.info("bot.started", bot=m.name, process=self.label, pid=self.proc.pid, command=" ".join(m.command))
         self._spawn(self._drain_stdout, "stdout")
         self._spawn(self._drain_stderr, "stderr")
 
@@ -166,8 +171,15 @@ class BotProcess:
             self.target = self._checked_target(announce)
         except (handshake.HandshakeError, sb.SandboxError) as exc:
             self.stop(grace_s=0)
-            raise BotStartError(f"bot {m.name} announced {printable(line, 200)!r}: {exc}" + self.stderr_text()) from None
+            # Not an announce line at all: most often the bot printed something of its own
+            # before serve() printed its address.
+            hint = ("; the first line a bot prints on stdout must be its address (serve() prints it): print "
+                    "your own messages to stderr (in Python: print(..., file=sys.stderr), or logging)"
+                    if "|" not in line else "")
+            raise BotStartError(f"bot {m.name} announced {printable(line, 200)!r}: {exc}{hint}"
+                                + self.stderr_text()) from None
         self.announce = announce
+        log.debug("bot.announced", bot=m.name, process=self.label, address=announce.line())
         return self.announce
 
     def _checked_target(self, announce: handshake.Announce) -> str:
@@ -330,6 +342,9 @@ class BotProcess:
         # The arena removes the socket directory it made, never a path the bot named.
         if self.confinement is not None:
             self.confinement.release()
+        if not getattr(self, "_stop_logged", False):  # stop() may be called again
+            self._stop_logged = True
+            log.debug("bot.stopped", bot=self.manifest.name, process=self.label, exit_code=proc.returncode)
         _REGISTRY.discard(self)
 
 

@@ -199,16 +199,22 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
     results = _results(out_dir / "results.jsonl", names)
     try:
         standings = boundedjson.read_file(out_dir / "standings.json")
-        final = True
+        # complete: false: standings written at an interruption (Ctrl-C), not the league's end.
+        final = not (isinstance(standings, dict) and standings.get("complete", True) is False)
     except (OSError, ValueError):
         target = (config.get("rules") or {}).get("target_points")
         standings = compute_standings(names, {}, results, target_points=target).to_json()
         final = False
     if not isinstance(standings, dict):
         raise HandLogError(f"{out_dir / 'standings.json'}: not the standings this arena writes")
+    rows = standings.get("standings", [])
     return {
         "name": config.get("name", out_dir.name), "entries": names, "final": final,
-        "standings": standings.get("standings", []), "cross": standings.get("crosstable", {}),
+        # Entries whose bot did not start in some matches (their team forfeited them): a
+        # column and a line of their own, as on the console (a forfeit is not play).
+        "no_start": [{"name": e.get("name"), "failed": e.get("start_failures", 0), "matches": e.get("matches")}
+                     for e in rows if isinstance(e, dict) and e.get("start_failures")],
+        "standings": rows, "cross": standings.get("crosstable", {}),
         "results": {str(r.get("match_id")): {"team0": r["team0"], "team1": r["team1"], "log": r.get("log")}
                     for r in results},
         "rules": config.get("rules", {}), "duplicate": config.get("duplicate"),

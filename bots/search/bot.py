@@ -12,6 +12,8 @@ betting on the engine with them and counts the other team's betting actions the 
 would have taken itself. With at least :data:`TRUST_SEEN` of them checked and
 :data:`TRUST_SHARE` agreeing, it searches; otherwise (the first hands of a match, and
 against bots that play otherwise, such as rulebot or bots/cpp) it plays the baseline.
+The count starts again at each match (:meth:`SearchBot.on_match_start`): what a process
+played before never changes how it plays a match, so a league's results reproduce.
 
 The search runs on the betting decisions that can decide a game: every answer to a bet
 or an órdago, and openings once a team is within :data:`CLOSE` stones of the target.
@@ -269,8 +271,19 @@ class SearchBot(Bot):
         return self._policy
 
     def on_match_start(self, match: MatchInfo) -> None:
+        """Start the match as a fresh process would: its play is a function of the match
+        alone (a league keeps the process for other matches, and its results must
+        reproduce whichever matches the process played before: ``mus check`` step 9). The
+        opponent model earns its trust again in each match, and the statistics written at
+        its end are the match's."""
         self.rng = random.Random(f"{self.seed}:{match.match_id}:{match.seat}")
         self.policy(match.rules.kings)
+        self.model_seen = self.model_agreed = 0
+        self._last = None
+        self._memo = {}
+        self.decisions = self.searched = self.playouts = self.draws = self.extended = 0
+        self.seconds = 0.0
+        self.overrides = {}
 
     def decide(self, obs: Observation) -> Action:
         start = time.perf_counter()

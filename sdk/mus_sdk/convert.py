@@ -164,6 +164,11 @@ class _WireObservation(Observation):
 
     __hash__ = Observation.__hash__
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Frozen, as an eager Observation (the dataclass's own check would fail with a
+        # TypeError about super() in this subclass).
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
     def __repr__(self) -> str:
         return "Observation(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in _OBSERVATION_FIELDS) + ")"
 
@@ -173,6 +178,9 @@ class _WireObservation(Observation):
         return (Observation, (*values[:_HISTORY], tuple(self.history), *values[_HISTORY + 1 :]))
 
 
+# Errors a bot's code meets name the public class ("'Observation' object has no attribute
+# 'x'"), never this internal one.
+_WireObservation.__name__ = _WireObservation.__qualname__ = "Observation"
 _new_wire_observation = object.__new__
 _WIRE_MSG: Any = _WireObservation.__dict__["_msg"]
 

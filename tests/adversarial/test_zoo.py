@@ -406,6 +406,8 @@ import dataclasses, sys, time
 from pathlib import Path
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
+from arena.log_setup import configure_logging
+configure_logging()  # as the mus command does: the arena's logs on stderr, stdout for the pid
 zoo, tag_env, tag, out = sys.argv[1:5]
 m = load_manifest(Path(zoo))
 m = dataclasses.replace(m, env={**m.env, "MUS_ZOO_CHILD": "1", "MUS_ZOO_OUT": out, tag_env: tag})

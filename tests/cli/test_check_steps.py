@@ -164,3 +164,37 @@ def test_a_bug_only_other_bots_reveal_is_found(monkeypatch: pytest.MonkeyPatch) 
     assert ", against random play): IndexError" in fail[0], fail
     monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
     assert invoke("check", bot).exit_code == 0
+
+
+def test_step_9_warns_of_a_bot_whose_play_depends_on_earlier_matches() -> None:
+    """A bot that seeds itself with how many matches its process played (tests/cli/bots/
+    stateful) passes steps 1-8, and step 9 warns (issue 29): the first decision that
+    differs, and what it means for a league. A warning: the exit code stays 0."""
+    res = invoke("check", REPO / "tests" / "cli" / "bots" / "stateful")
+    assert res.exit_code == 0, res.stdout
+    line = next(x for x in res.stdout.splitlines() if x.startswith("[WARN] 9. "))
+    assert "in a fresh process" in line and "after other matches" in line and "--resume" in line, line
+    assert res.stdout.splitlines()[-1] == "9 passed, 0 failed, 1 with a warning"
+
+
+@pytest.mark.parametrize(("command", "says"), [("nosuchcommand-p29", "is not found on the bot's PATH"),
+                                               ("./missing.sh", "missing.sh does not exist")])
+def test_step_1_fails_for_a_command_that_does_not_exist(tmp_path: Path, command: str, says: str) -> None:
+    """The launch wrappers started, but the bot's command could not (issue 29: step 1
+    passed, and step 2 failed with prlimit's exit code 127)."""
+    (tmp_path / "bot.toml").write_text(f'name = "nocmd"\ncommand = ["{command}"]\n', encoding="utf-8")
+    res = invoke("check", tmp_path)
+    assert res.exit_code == 1, res.stdout
+    first = res.stdout.splitlines()[0]
+    assert first.startswith("[FAIL] 1. starts: cannot run") and says in first, res.stdout
+
+
+def test_a_bot_that_prints_before_serve_is_told_to_log_to_stderr(tmp_path: Path) -> None:
+    """Its first line of stdout is not an announce line: step 2 says where its messages
+    belong (issue 29)."""
+    (tmp_path / "bot.py").write_text("print('loading my model...')\n", encoding="utf-8")
+    (tmp_path / "bot.toml").write_text('name = "chatty"\ncommand = ["python", "bot.py"]\n', encoding="utf-8")
+    res = invoke("check", tmp_path)
+    assert res.exit_code == 1, res.stdout
+    step2 = next(line for line in res.stdout.splitlines() if line.startswith("[FAIL] 2."))
+    assert "'loading my model...'" in step2 and "print your own messages to stderr" in step2, step2

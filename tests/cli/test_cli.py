@@ -34,6 +34,8 @@ CARD = re.compile(r"\b[1-7SCRA][oceb]\b")
 """A card in the logs' notation (rank then suit: ``Ro``, ``7c``, ``Ae``...)."""
 STEP = re.compile(r"^\s+(\d+)\s+(?:[a-z]+\s+)?S(\d)\s+(.*)$")  # index, phase or lance, seat, action
 DEALT = re.compile(r"^\s+S(\d) \(T\d\) dealt: (.*)$")
+HOLDS = re.compile(r"^\s+S(\d) \(T\d\) now holds: (.*)$")
+"""A seat's cards once a discard round's replacements are dealt."""
 SHOWN = re.compile(r"^\s+S\d \(T\d\): ")
 """The first result line of a hand: the revealed cards."""
 
@@ -395,19 +397,21 @@ def test_replay_unreadable_logs_exit_2(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seat", [0, 1, 2, 3])
 def test_replay_seat_shows_only_what_the_seat_saw(hand_log: Path, seat: int) -> None:
-    """Before the result lines of a hand: only the seat's own dealt cards, no card of another
-    seat's discard, and only the señas of the seat and its partner (interception p = 0)."""
+    """Before the result lines of a hand: only the seat's own cards (dealt, and after each
+    discard round), no card of another seat's discard, and only the señas of the seat and
+    its partner (interception p = 0)."""
     r = invoke("replay", hand_log, "--seat", str(seat))
     assert r.exit_code == 0, r.output
     blocks = re.split(r"^── hand ", r.stdout, flags=re.M)[1:]
     assert blocks
-    own_discards = other_discards = 0
+    own_discards = other_discards = holds = 0
     for block in blocks:
         lines = block.splitlines()[1:]
         cut = next((i for i, line in enumerate(lines) if SHOWN.match(line)), len(lines))
         for line in lines[:cut]:
-            if m := DEALT.match(line):
+            if m := DEALT.match(line) or HOLDS.match(line):
                 assert int(m.group(1)) == seat, f"--seat {seat} shows {line.strip()!r}"
+                holds += "now holds" in line
             elif m := STEP.match(line):
                 actor, text = int(m.group(2)), m.group(3)
                 if text.startswith("discard"):
@@ -422,6 +426,7 @@ def test_replay_seat_shows_only_what_the_seat_saw(hand_log: Path, seat: int) -> 
             else:
                 assert not CARD.search(line), f"--seat {seat} shows cards before the result: {line!r}"
     assert own_discards and other_discards, "the log should have discards of every seat"
+    assert holds, "the seat's cards after the replacements are shown"
 
 
 @pytest.mark.parametrize("seat", ["4", "9", "-1"])

@@ -87,3 +87,16 @@ def test_sprt_bad_input_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     assert res.exit_code == 2 and not out.exists()
     res = invoke("sprt", RULEBOT, RANDOM, "--out", out, "--resume")
     assert res.exit_code == 2 and "holds no test of mus sprt" in res.stderr
+
+
+def test_sprt_with_a_bot_that_does_not_start_exits_2_and_says_so(tmp_path: Path) -> None:
+    """A broken new version is the commonest input: the test stops at its first start
+    failure with the documented exit 2 and what to do (issue 29: it crashed with a
+    KeyError, exit 1)."""
+    out = tmp_path / "t"
+    broken = REPO / "tests" / "cli" / "bots" / "broken"
+    res = invoke("sprt", broken, RANDOM, "--out", out, *WIDE)
+    assert res.exit_code == 2, res.stdout + res.stderr
+    assert "a bot did not start" in res.stderr and "--resume" in res.stderr
+    assert "new: never started" in res.stderr and "weights.bin" in res.stderr
+    assert "Traceback" not in res.stdout + res.stderr

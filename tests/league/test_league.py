@@ -413,9 +413,14 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path, scheduled_ids: list[s
     assert f"interrupted: {saved} of {len(scheduled_ids)} matches finished and saved in {out} ({saved} in this run;" in stderr
     assert f"continue with: mus league {SMALL} --out {out} --resume" in stderr
     assert not wait_bots_gone(run.bots, timeout=5.0)
+    # The standings of the saved matches, marked incomplete (issue 29: none were written).
+    partial = json.loads((out / "standings.json").read_text())
+    assert partial["complete"] is False and sum(e["matches"] for e in partial["standings"]) == 2 * saved
+    assert f"standings of the {saved} matches saved so far: {out / 'standings.json'}" in stderr
     r = mus("league", SMALL, "--out", out, "--no-progress", "--jobs", "1", "--resume")
     assert r.returncode == 0, r.stderr
     assert sorted(results_by_id(out)) == sorted(scheduled_ids)
+    assert json.loads((out / "standings.json").read_text())["complete"] is True
 
 
 # --- how matches are run ------------------------------------------------------------------------

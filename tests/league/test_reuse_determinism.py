@@ -81,3 +81,64 @@ def test_fresh_processes_in_the_league_file_starts_every_process(tmp_path: Path)
         assert "fresh_processes" in str(exc) and ":4:" in str(exc), exc
     else:
         raise AssertionError("a non-boolean fresh_processes was accepted")
+
+
+def search_league(tmp: Path) -> Path:
+    """Two entries of bots/search (its manifest, but for the cap on a decision's time:
+    reached only on a very busy machine, where the play would depend on the clock; and
+    fewer samples per search, for speed), in short games: every opening is searched once
+    the opponent model is trusted."""
+    search = REPO / "bots" / "search"
+    manifest = (search / "bot.toml").read_text(encoding="utf-8")
+    (tmp / "search.toml").write_text(manifest.replace('MUS_SEARCH_MS = "300"', 'MUS_SEARCH_MS = "60000"')
+                                     .replace('MUS_SEARCH_SAMPLES = "30"', 'MUS_SEARCH_SAMPLES = "6"')
+                                     .replace('workdir = "."', f'workdir = "{search}"'), encoding="utf-8")
+    path = tmp / "league.toml"
+    path.write_text(f"""
+name = "search"
+seed = 5
+matches_per_pairing = 2
+[rules]
+target_points = 15
+games_to_win = 1
+[time]
+decision_ms = 30000
+[[entry]]
+name = "a"
+bot = "{tmp / "search.toml"}"
+[[entry]]
+name = "b"
+bot = "{tmp / "search.toml"}"
+""", encoding="utf-8")
+    return path
+
+
+def plays(out: Path) -> dict[str, list[object]]:
+    """The hand logs without the header's record of each seat's process."""
+    found = logs(out)
+    for log in found.values():
+        for seat in log[0]["seats"]:  # type: ignore[index]
+            seat.pop("process", None)
+    return found
+
+
+def test_a_search_league_reproduces_with_fresh_processes_and_after_a_resume(tmp_path: Path) -> None:
+    """bots/search's play is a function of the match alone (issue 29: it carried its
+    opponent model's counts across matches): the same league with kept processes, with a
+    process per match, and interrupted after one match then resumed, gives the same logs."""
+    import threading
+
+    config = load_league(search_league(tmp_path))
+    kept = run_league(config, tmp_path / "kept", jobs=1)
+    assert kept.played_now == 2 and not kept.start_failures
+    reused = [seat for log in logs(tmp_path / "kept").values() for seat in log[0]["seats"]  # type: ignore[index]
+              if seat.get("process", {}).get("started") is False]
+    assert reused, "no process was reused: the test shows nothing"
+    run_league(config, tmp_path / "fresh", jobs=1, reuse_processes=False)
+    stop = threading.Event()
+    first = run_league(config, tmp_path / "resumed", jobs=1, stop=stop, on_match=lambda *_: stop.set())
+    assert first.interrupted and first.played_now == 1
+    run_league(config, tmp_path / "resumed", jobs=1, resume=True)
+    expected = plays(tmp_path / "kept")
+    assert plays(tmp_path / "fresh") == expected
+    assert plays(tmp_path / "resumed") == expected

@@ -46,7 +46,7 @@ def jsonl(path: Path) -> list[dict[str, Any]]:
 
 def test_an_entry_that_never_starts(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    r = mus_league(league_file(tmp_path, {"random": RANDOM, "broken": BROKEN}), out, "--log-format", "json")
+    r = mus_league(league_file(tmp_path, {"random": RANDOM, "broken": BROKEN}), out, "--log-format", "json", "-v")
     assert r.returncode == 1, f"{r.stdout}\n{r.stderr}"
 
     # The results say which seats did not start; the standings count it per entry.
@@ -87,14 +87,15 @@ def test_an_entry_that_never_starts(tmp_path: Path) -> None:
 def test_a_league_in_which_no_entry_starts(tmp_path: Path) -> None:
     """It used to say "played now: 2" and exit 0."""
     out = tmp_path / "out"
-    r = mus_league(league_file(tmp_path, {"broken": BROKEN, "alsobroken": BROKEN}), out)
+    r = mus_league(league_file(tmp_path, {"broken": BROKEN, "alsobroken": BROKEN}), out, "-v")
     assert r.returncode == 1, f"{r.stdout}\n{r.stderr}"
     assert all(rec["reason"] == "aborted" and rec["start_failed"] == [0, 1, 2, 3]
                for rec in jsonl(out / "results.jsonl"))
     assert "broken: never started in 2 of 2 matches" in r.stderr
     assert "alsobroken: never started in 2 of 2 matches" in r.stderr
     assert "error: broken, alsobroken never started" in r.stderr
-    # The default log format: readable lines, one per failed entry and match.
+    # The default log format: readable lines, one per failed entry and match (at info
+    # level, -v: without it the match lines say it, once).
     events = [line for line in r.stderr.splitlines() if "bot.start_failed" in line]
     assert len(events) == 4 and not any(line.startswith("{") for line in events)
 

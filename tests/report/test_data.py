@@ -119,3 +119,24 @@ def test_a_league_report_marks_a_match_whose_result_was_not_saved(tmp_path: Path
     assert by_id["a--b--001"]["reason"] == "not saved: played again on --resume"
     assert by_id["a--b--001"]["winner"] is None
     assert by_id["a--b--000"]["reason"] == "completed" and by_id["a--b--000"]["winner"] is not None
+
+
+def test_the_text_replay_shows_a_seats_cards_after_the_replacements(tmp_path: Path) -> None:
+    """``mus replay LOG --seat S`` shows the seat's new cards once a discard round is
+    served, and ``mus replay LOG`` every seat's (issue 29: only the dealt cards were
+    shown); they are the cards the seat ends the hand with when no other round follows."""
+    from arena.replay import format_hand, replay
+
+    logged(tmp_path / "m.jsonl", [Eager(s) for s in range(4)])
+    shown: list[str] = []
+    checked = 0
+    for hand in replay(read_log(tmp_path / "m.jsonl")):
+        format_hand(hand, seat=1, echo=shown.append)
+        served = [st.hands_after for st in hand.steps if st.hands_after is not None]
+        if served and hand.result is not None:
+            last = served[-1]
+            assert sorted(last[1].split()) == sorted(hand.logged_result["hands"][1].split())
+            assert f"S1 (T1) now holds: {last[1]}" in [line.strip() for line in shown]
+            assert not any(line.strip().startswith("S0 (T0) now holds") for line in shown)
+            checked += 1
+    assert checked, "no discard round in the match: change the seed"

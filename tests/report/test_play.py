@@ -102,3 +102,18 @@ def test_a_person_who_walks_away_gets_the_default_and_forfeits(tmp_path: Path) -
     footer = records(tmp_path / "p.jsonl")[-1]["result"]
     assert [(f["seat"], f["kind"]) for f in footer["faults"]] == [(0, "timeout"), (0, "timeout")]
     assert footer["reason"] == "forfeit"
+
+
+def test_the_end_of_the_input_is_the_person_leaving(tmp_path: Path) -> None:
+    """Ctrl-D (the input closed) stops the match at once, says so, and exits 130: not one
+    prompt after another, each a fault, to a forfeit and exit 0 (issue 29, item 5)."""
+    child = spawn(tmp_path, "bots/random", "--players", "2")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(r"the input ended \(Ctrl-D, or a closed pipe\): you left the table")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130, child.before
+    assert "your answer" not in child.before
+    log = records(tmp_path / "p.jsonl")
+    assert not any(s.get("fault") for r in log if r["type"] == "hand" for s in r["steps"]), log

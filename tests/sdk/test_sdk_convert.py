@@ -421,3 +421,16 @@ def test_a_lance_prints_as_its_name_and_stays_an_int() -> None:
     assert str(Lance.JUEGO) == "juego" and f"{Lance.JUEGO:d}" == "3" and int(Lance.JUEGO) == 3
     assert json.dumps([Lance.GRANDE, Lance.PUNTO]) == "[0, 4]"
     assert Lance.CHICA < Lance.PARES
+
+
+def test_errors_on_an_observation_from_the_wire_name_the_public_class() -> None:
+    """A bot's mistake on an observation it was sent reads as on any Observation (issue
+    29: the messages named the internal _WireObservation, or raised a TypeError about
+    super() on an assignment)."""
+    obs = cv.observation_from_proto(cv.observation_to_proto(opening_observation()))
+    with pytest.raises(AttributeError, match=r"^'Observation' object has no attribute 'cardz'$"):
+        obs.cardz  # type: ignore[attr-defined]  # noqa: B018
+    for name in ("cards", "note"):
+        with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{name}'"):
+            setattr(obs, name, ())
+    assert obs == opening_observation()  # still whole
