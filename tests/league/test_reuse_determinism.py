@@ -92,7 +92,7 @@ def search_league(tmp: Path) -> Path:
     manifest = (search / "bot.toml").read_text(encoding="utf-8")
     (tmp / "search.toml").write_text(manifest.replace('MUS_SEARCH_MS = "300"', 'MUS_SEARCH_MS = "60000"')
                                      .replace('MUS_SEARCH_SAMPLES = "30"', 'MUS_SEARCH_SAMPLES = "6"')
-                                     .replace('workdir = "."', f'workdir = "{search}"'), encoding="utf-8")
+                                     .replace('"bot.py"', f'"{search / "bot.py"}"'), encoding="utf-8")
     path = tmp / "league.toml"
     path.write_text(f"""
 name = "search"
