@@ -129,7 +129,8 @@ def binds(runtime_root: Path) -> list[str]:
     its fixed content (after ``--proc /proc``). The files are written once per arena
     process, in a folder of ``runtime_root`` named after its pid (so an arena killed
     before it could remove it is swept by the next), world-readable (a root arena's
-    bots run as uids of their own)."""
+    bots run as uids of their own). Each bind costs bubblewrap a mount: together
+    6-11 ms more per bot start at best (bench: docs/reliability.md, "What strict costs")."""
     global _FOLDER
     with _LOCK:
         if _FOLDER is None or not _FOLDER.is_dir():
@@ -137,9 +138,11 @@ def binds(runtime_root: Path) -> list[str]:
             os.chmod(folder, 0o755)
             for name in MASKED:
                 try:
+                    if not os.stat(Path("/proc", name)).st_mode & 0o004:
+                        continue  # only root may read it (pagetypeinfo): a bot never is root
                     host = Path("/proc", name).read_text(errors="replace")
                 except OSError:
-                    continue  # not on this kernel (or not readable): nothing to mask
+                    continue  # not on this kernel: nothing to mask
                 path = folder / name.replace("/", "_")
                 path.write_text(contents(name, host))
                 os.chmod(path, 0o444)

@@ -30,7 +30,6 @@ from adversarial_helpers import REPO
 from unprivileged import Runner
 
 from arena.remote import cgroups, machine_view
-from arena.remote.process import descendants
 
 sys.path.insert(0, str(REPO / "bench"))
 import covert
@@ -70,6 +69,19 @@ def test_strict_partners_read_only_fixed_counters(runner: Runner) -> None:
     header = json.loads(next(out.glob("*.jsonl")).read_text().splitlines()[0])["sandbox"]
     assert header["fixed_counters"] is True
     assert header["freezing"] == cgroups.freezing() if runner.user == "root" else header["freezing"] in ("cgroup", "signals")
+
+
+def test_the_fixed_meminfo_keeps_the_totals_only() -> None:
+    """The fixed ``/proc/meminfo`` has the host's keys in its order and its totals, and
+    nothing that moves: free memory is half the total whatever the host has free."""
+    host = "MemTotal:       16000000 kB\nMemFree:         1234567 kB\nMemAvailable:    2345678 kB\n" \
+           "Cached:          3456789 kB\nSwapTotal:       1000000 kB\nSwapFree:         999 kB\nHugePages_Total:       0\n"
+    fixed = machine_view.contents("meminfo", host)
+    values = {line.split(":")[0]: int(line.split()[1]) for line in fixed.splitlines()}
+    assert list(values) == ["MemTotal", "MemFree", "MemAvailable", "Cached", "SwapTotal", "SwapFree", "HugePages_Total"]
+    assert values == {"MemTotal": 16000000, "MemFree": 8000000, "MemAvailable": 8000000, "Cached": 0,
+                      "SwapTotal": 1000000, "SwapFree": 1000000, "HugePages_Total": 0}
+    assert fixed.splitlines()[0] == "MemTotal:       16000000 kB"
 
 
 def test_the_seccomp_program_denies_sysinfo_only() -> None:
@@ -112,10 +124,10 @@ while True:
 that hops from process to process, never in its first process group for long."""
 
 
-def _cpu_while_stopped(stat: Path, stop: Callable[[], object]) -> int:
-    """Microseconds of CPU the group got in half a second after ``stop()``."""
-    stop()
-    time.sleep(0.2)  # the kernel stops each task at its next return to user space
+def _cpu_in(stat: Path, then: Callable[[], object]) -> int:
+    """Microseconds of CPU the group got in half a second, 0.2 s after ``then()``."""
+    then()
+    time.sleep(0.2)  # a freeze stops each task at its next return to user space
     before = int(stat.read_text().split()[1])
     time.sleep(0.5)
     return int(stat.read_text().split()[1]) - before
@@ -123,18 +135,18 @@ def _cpu_while_stopped(stat: Path, stop: Callable[[], object]) -> int:
 
 @pytest.mark.skipif(cgroups.freezing() != "cgroup", reason="the arena cannot make a freezing cgroup here")
 def test_the_cgroup_freezer_stops_a_bot_that_hops_between_processes() -> None:
-    """A bot that keeps forking into new sessions gets no CPU once frozen through its
-    group; SIGSTOP to its process group and the processes found below its first process
-    (how bots are frozen where there is no group) misses it."""
+    """A bot that keeps forking into new sessions (no process of it lives 10 ms, none
+    stays in its first process group: SIGSTOP to that group and to the processes found
+    below its first process finds nothing to stop) gets no CPU once frozen through its
+    group, and runs again once thawed."""
     group = cgroups.create("freeze-test", 0, 64)
     assert group is not None and group.freezer is not None
     stat = group.freezer.parent / "cpu.stat"
     proc = subprocess.Popen(group.wrap([sys.executable, "-c", _HOPPER]), start_new_session=True)
     try:
-        time.sleep(0.3)
-        signals = _cpu_while_stopped(stat, lambda: [os.kill(p, signal.SIGSTOP) for p in [proc.pid, *descendants(proc.pid)]
-                                                     if _alive(p)])
-        frozen = _cpu_while_stopped(stat, group.freeze)
+        running = _cpu_in(stat, lambda: None)
+        frozen = _cpu_in(stat, group.freeze)
+        thawed = _cpu_in(stat, group.thaw)
     finally:
         group.freeze()
         for pid in group.procs[0].read_text().split():
@@ -142,13 +154,7 @@ def test_the_cgroup_freezer_stops_a_bot_that_hops_between_processes() -> None:
         group.thaw()
         proc.wait(timeout=5)
         group.remove()
-    assert frozen < 5_000, (frozen, signals)  # microseconds of CPU in half a second
-    assert signals > 50_000, (frozen, signals)  # the hopper escaped the signals
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    # Microseconds of CPU in half a second: 0 frozen; a busy 2-vCPU machine gave the hopper
+    # 30-50 ms running.
+    assert frozen < 2_000, (running, frozen, thawed)
+    assert running > 10_000 and thawed > 10_000, (running, frozen, thawed)
