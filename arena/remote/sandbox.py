@@ -22,7 +22,10 @@ touch the results, so every bot is treated as written by an attacker. Two profil
     As root each bot also gets a uid of its own (no two bots of a running arena share
     one). The machine's global counters (free memory, CPU time, load: ``/proc/meminfo``,
     ``/proc/stat`` and the like) show fixed contents and ``sysinfo`` fails, so partners
-    cannot pass messages through them (:mod:`arena.remote.machine_view`). The bot dies with the arena (``--die-with-parent``) and everything it started
+    cannot pass messages through them (:mod:`arena.remote.machine_view`). Between its
+    decisions the bot is frozen (arena.remote.client): through its control group's
+    freezer where it has one, else by signals (``freezing`` in :func:`protections`,
+    shown in every hand log's header). The bot dies with the arena (``--die-with-parent``) and everything it started
     dies with it (pid namespace). A machine that cannot give this refuses to start the
     match, saying what is missing (:func:`require`).
 
@@ -137,9 +140,13 @@ def _run_probe(kind: str) -> str | None:
             return "bubblewrap is not installed: apt-get install bubblewrap (Debian/Ubuntu)"
         # Everything a strict bot's start needs: the fixed counter files over /proc and
         # the seccomp filter too (a kernel that refused them would fail every bot).
+        try:
+            view = machine_view.binds(_runtime_root())
+        except (OSError, SandboxError) as exc:
+            return f"cannot write the fixed counter files of the strict sandbox: {exc}"
         fd = machine_view.seccomp_fd()
-        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev",
-                *machine_view.binds(_runtime_root()), "--seccomp", str(fd), "--", "true"]
+        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", *view,
+                "--seccomp", str(fd), "--", "true"]
     try:
         probe = subprocess.run(argv, capture_output=True, timeout=10, check=False, pass_fds=() if fd is None else (fd,))
     except (OSError, subprocess.TimeoutExpired) as exc:
