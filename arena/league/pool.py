@@ -26,8 +26,9 @@ What reuse must not change, and how the pool keeps it:
   entry's matches, and a strict sandbox's private ``/tmp`` is never shared with another
   entry.
 * **An idle process cannot touch the matches being played.** Between its matches it is
-  stopped (SIGSTOP to its process group and every process below it) and woken
-  (SIGCONT) when it is given a match, so it cannot use the CPU the running matches need.
+  frozen (its control group's freezer where it has one, else SIGSTOP to its process group
+  and every process below it) and woken when it is given a match, so it cannot use the
+  CPU the running matches need.
 
 Each pool belongs to one thread: a :class:`~arena.remote.client.RemoteBot`'s channel is
 bound to the event loop of the thread that made it (``thread_loop()``), so a league
@@ -37,7 +38,6 @@ keeps one pool per worker thread and closes it in that thread.
 from __future__ import annotations
 
 import queue
-import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -159,7 +159,7 @@ class ProcessPool:
                 continue
             if not lease.bot.is_dead() and seed not in lease.seeds:
                 self._idle.remove(lease)
-                _signal_group(lease.bot, signal.SIGCONT)
+                _freeze(lease.bot, False)
                 lease.started, lease.why = False, "reused"
                 lease.matches += 1
                 self.reused += 1
@@ -210,7 +210,7 @@ class ProcessPool:
                     elif self.useful is not None and not self.useful(lease.key, frozenset(lease.seeds)):
                         doomed.append((lease, "has played every deal its entry has left"))
                     else:
-                        _signal_group(lease.bot, signal.SIGSTOP)
+                        _freeze(lease.bot, True)
                         self._idle.append(lease)
                 except Exception as exc:  # one process misjudged must not leave the others running
                     log.warning("pool.release_failed", process=lease.origin, error=repr(exc))
@@ -236,15 +236,19 @@ class ProcessPool:
         for lease, why in doomed:
             # Woken first: a stopped process would not answer Shutdown, and SIGTERM waits
             # for a stopped process to be continued.
-            _signal_group(lease.bot, signal.SIGCONT)
+            _freeze(lease.bot, False)
             log.debug("pool.stop", process=lease.origin, matches=lease.matches, why=why)
         close_bots([*(lease.bot for lease, _ in doomed), *also])  # failures are logged there
 
 
-def _signal_group(bot: RemoteBot, sig: signal.Signals) -> None:
-    """Send ``sig`` to every process of ``bot`` (:meth:`BotProcess.signal_tree`)."""
+def _freeze(bot: RemoteBot, freeze: bool) -> None:
+    """Freeze or wake every process of ``bot`` (its cgroup's freezer where it has one,
+    else SIGSTOP or SIGCONT: :meth:`BotProcess.freeze`)."""
     if bot.process is not None:
-        bot.process.signal_tree(sig)
+        if freeze:
+            bot.process.freeze()
+        else:
+            bot.process.thaw()
 
 
 class PoolWorkers:

@@ -15,6 +15,16 @@ Two layouts are supported: cgroup v1 with writable ``memory`` and ``pids`` hiera
 (as root), and cgroup v2 where the arena's group already delegates ``memory`` and
 ``pids`` to its children (``cgroup.subtree_control``). Elsewhere there is no group, and
 :func:`available` says why (docs/reliability.md).
+
+**Freezing.** Where the bot has a cgroup v2 group (its own under v2; under v1, an extra
+group without controllers in the unified hierarchy, when the machine mounts one that the
+arena may write, as systemd's hybrid layout does) the arena stops the bot between its
+decisions by writing ``cgroup.freeze``: every process of the group at once, children
+forked at any moment included (no race with a bot that forks without pause). The v1
+``freezer`` controller is not used: a task it froze ignores SIGKILL until thawed, so an
+arena killed while a bot was frozen would leave it behind; a v2 frozen task dies.
+Elsewhere :class:`BotGroup` has no freezer and the arena signals the processes
+(SIGSTOP, arena.remote.process.BotProcess.freeze).
 """
 
 from __future__ import annotations
@@ -48,11 +58,15 @@ def _writable(folder: Path) -> bool:
 
 
 def _detect() -> tuple[str, dict[str, Path]] | str:
-    """("v1"|"v2", the parent group folder of each controller), or why there is none."""
+    """("v1"|"v2", the parent group folder of each controller, and of the v2 group that
+    freezes, key ``freeze``, where there is one), or why there is none."""
     v1 = {c: ROOT / c / (_own(c) or "/").lstrip("/") for c in ("memory", "pids")}
-    if all(_writable(p) and (p / "cgroup.procs").exists() for p in v1.values()):
-        return "v1", v1
     own = _own(None)
+    if all(_writable(p) and (p / "cgroup.procs").exists() for p in v1.values()):
+        unified = ROOT / "unified" / (own or "/").lstrip("/")
+        if own is not None and _writable(unified) and (unified / "cgroup.procs").exists():
+            v1["freeze"] = unified
+        return "v1", v1
     for mount in (ROOT, ROOT / "unified"):
         parent = mount / (own or "/").lstrip("/")
         try:
@@ -60,7 +74,7 @@ def _detect() -> tuple[str, dict[str, Path]] | str:
         except OSError:
             continue
         if {"memory", "pids"} <= set(enabled) and _writable(parent):
-            return "v2", {"memory": parent, "pids": parent}
+            return "v2", {"memory": parent, "pids": parent, "freeze": parent}
     return ("no cgroup hierarchy with the memory and pids controllers that this user may write "
             "(cgroup v1 as root, or a cgroup v2 group that delegates memory and pids)")
 
@@ -81,7 +95,32 @@ class BotGroup:
     folders: list[Path]
     procs: list[Path]
     """The ``cgroup.procs`` files the bot's first process writes itself into."""
+    freezer: Path | None = None
+    """The ``cgroup.freeze`` file of the bot's v2 group (None: none, signals instead)."""
     _removed: bool = field(default=False, repr=False)
+
+    def freeze(self) -> bool:
+        """Freeze every process of the group (asynchronous: the kernel stops each at
+        its next return to user space). False if the group has no freezer or the
+        write failed (the caller then signals the processes)."""
+        return self._write_freeze("1")
+
+    def thaw(self) -> bool:
+        """Wake every process of the group; False as for :meth:`freeze`."""
+        return self._write_freeze("0")
+
+    def _write_freeze(self, value: str) -> bool:
+        if self.freezer is None or self._removed:
+            return False
+        try:
+            fd = os.open(self.freezer, os.O_WRONLY)
+            try:
+                os.write(fd, value.encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+        return True
 
     def wrap(self, argv: list[str]) -> list[str]:
         """``argv`` started inside the groups: a shell moves itself in, then execs it."""
@@ -114,7 +153,7 @@ def create(label: str, memory_mb: int, processes: int) -> BotGroup | None:
     name = f"mus-arena-{os.getpid()}-{label}-{os.urandom(3).hex()}"
     folders: list[Path] = []
     try:
-        for controller in dict.fromkeys(("memory", "pids")):
+        for controller in parents:
             folder = parents[controller] / name
             if folder in folders:
                 continue
@@ -135,4 +174,15 @@ def create(label: str, memory_mb: int, processes: int) -> BotGroup | None:
     except OSError:
         BotGroup(folders, []).remove()
         return None
-    return BotGroup(folders, [f / "cgroup.procs" for f in folders])
+    freezer = parents["freeze"] / name / "cgroup.freeze" if "freeze" in parents else None
+    return BotGroup(folders, [f / "cgroup.procs" for f in folders], freezer if freezer and freezer.exists() else None)
+
+
+def freezing() -> str:
+    """How strict bots are frozen between decisions on this machine: ``"cgroup"`` (a v2
+    group's ``cgroup.freeze``) or ``"signals"`` (SIGSTOP to each process found)."""
+    if available() is None:
+        assert isinstance(_LAYOUT, tuple)
+        if "freeze" in _LAYOUT[1]:
+            return "cgroup"
+    return "signals"

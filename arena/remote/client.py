@@ -31,7 +31,6 @@ What a hostile bot cannot do (issue 14, points 7 and 8):
 from __future__ import annotations
 
 import asyncio
-import signal
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -480,26 +479,29 @@ class RemoteBot:
 
     def _freeze(self) -> None:
         """Under the strict sandbox a bot process runs only while it is asked: it is
-        stopped (SIGSTOP, every process of it) after its match start and each of its
-        decisions, and woken (SIGCONT) for the next, for the match's end and to be
-        closed. So no bot can use the CPU while another decides (slowing it down), and
+        stopped (every process of it: its control group's freezer where it has one, else
+        SIGSTOP, see :meth:`BotProcess.freeze`) after its match start and each of its
+        decisions, and woken for the next, for the match's end and to be closed. So no bot can use the CPU while another decides (slowing it down), and
         partners cannot signal each other by running at the same time (CPU load,
         timing). What reaches a frozen bot (a hand's end) waits in its stream."""
         if self.sandbox == "strict" and self.process is not None and not self._frozen and not self._closing:
-            self._signal(signal.SIGSTOP)
+            self._signal(freeze=True)
             self._frozen = True
 
     def _wake(self) -> None:
         if self._frozen and self.process is not None:
-            self._signal(signal.SIGCONT)
+            self._signal(freeze=False)
         self._frozen = False
 
-    def _signal(self, sig: signal.Signals) -> None:
-        """Signal every process of the bot; the time it takes is credited to the decision
-        waiting (if any) as the arena's, not the bot's."""
+    def _signal(self, freeze: bool) -> None:
+        """Freeze or wake every process of the bot; the time it takes is credited to the
+        decision waiting (if any) as the arena's, not the bot's."""
         assert self.process is not None
         t0 = time.perf_counter()
-        self.process.signal_tree(sig)
+        if freeze:
+            self.process.freeze()
+        else:
+            self.process.thaw()
         if self._stalls is not None:
             self._stalls.credit(time.perf_counter() - t0)
 

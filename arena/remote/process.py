@@ -123,10 +123,12 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                pass_fds=jail.pass_fds,
             )
         except OSError as exc:
             jail.release()
             raise BotStartError(f"bot {m.name}: cannot run {' '.join(m.command)!r} in {m.workdir}: {exc.strerror or exc}") from None
+        jail.close_fds()  # the child has them now
         _REGISTRY.add(self)
         log.info("bot.started", bot=m.name, process=self.label, pid=self.proc.pid, command=" ".join(m.command))
         self._spawn(self._drain_stdout, "stdout")
@@ -293,6 +295,27 @@ class BotProcess:
         """Whether the process is still running."""
         return self.proc is not None and self.proc.poll() is None
 
+    @property
+    def freezing(self) -> str:
+        """How :meth:`freeze` stops this bot: ``"cgroup"`` (its group's freezer) or
+        ``"signals"``."""
+        group = self.confinement.group if self.confinement is not None else None
+        return "cgroup" if group is not None and group.freezer is not None else "signals"
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until :meth:`thaw`: through its control group's
+        freezer where it has one (all at once, children forked at any moment included),
+        else by SIGSTOP to each process found (:meth:`signal_tree`)."""
+        group = self.confinement.group if self.confinement is not None else None
+        if group is None or not group.freeze():
+            self.signal_tree(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Wake the bot stopped by :meth:`freeze`."""
+        group = self.confinement.group if self.confinement is not None else None
+        if group is None or not group.thaw():
+            self.signal_tree(signal.SIGCONT)
+
     def signal_tree(self, sig: signal.Signals) -> None:
         """Send ``sig`` to the process, its process group (each bot process leads a
         session of its own) and every process below it: under the strict sandbox the bot
@@ -327,6 +350,8 @@ class BotProcess:
             # A frozen bot (between its decisions under strict, or idle in a pool) acts on
             # SIGTERM only once it runs again.
             self.signal_tree(signal.SIGCONT)
+            if self.confinement is not None and self.confinement.group is not None:
+                self.confinement.group.thaw()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=1.0)
             os.killpg(proc.pid, signal.SIGKILL)

@@ -20,7 +20,12 @@ touch the results, so every bot is treated as written by an attacker. Two profil
     project's venv); an empty private ``/tmp``, ``/dev/shm`` and home; no network but
     its own loopback; and the one socket directory through which the arena reaches it.
     As root each bot also gets a uid of its own (no two bots of a running arena share
-    one). The bot dies with the arena (``--die-with-parent``) and everything it started
+    one). The machine's global counters (free memory, CPU time, load: ``/proc/meminfo``,
+    ``/proc/stat`` and the like) show fixed contents and ``sysinfo`` fails, so partners
+    cannot pass messages through them (:mod:`arena.remote.machine_view`). Between its
+    decisions the bot is frozen (arena.remote.client): through its control group's
+    freezer where it has one, else by signals (``freezing`` in :func:`protections`,
+    shown in every hand log's header). The bot dies with the arena (``--die-with-parent``) and everything it started
     dies with it (pid namespace). A machine that cannot give this refuses to start the
     match, saying what is missing (:func:`require`).
 
@@ -45,7 +50,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from arena.remote import cgroups, grpc_tuning
+from arena.remote import cgroups, grpc_tuning, machine_view
 from arena.remote.manifest import BotManifest, Limits
 
 DEFAULT = "default"
@@ -108,7 +113,7 @@ def check_profile(name: str) -> str:
     return name
 
 
-_PROBE_LOCK = threading.Lock()
+_PROBE_LOCK = threading.RLock()  # re-entered: the bwrap probe makes the runtime folder
 _PROBES: dict[str, str | None] = {}
 
 
@@ -125,6 +130,7 @@ def _probe(kind: str) -> str | None:
 def _run_probe(kind: str) -> str | None:
     if not sys.platform.startswith("linux"):
         return "needs Linux"
+    fd: int | None = None
     if kind == "pidns":
         unshare = shutil.which("unshare")
         if unshare is None or os.geteuid() != 0:
@@ -134,11 +140,22 @@ def _run_probe(kind: str) -> str | None:
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             return "bubblewrap is not installed: apt-get install bubblewrap (Debian/Ubuntu)"
-        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--", "true"]
+        # Everything a strict bot's start needs: the fixed counter files over /proc and
+        # the seccomp filter too (a kernel that refused them would fail every bot).
+        try:
+            view = machine_view.binds(_runtime_root())
+        except (OSError, SandboxError) as exc:
+            return f"cannot write the fixed counter files of the strict sandbox: {exc}"
+        fd = machine_view.seccomp_fd()
+        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", *view,
+                "--seccomp", str(fd), "--", "true"]
     try:
-        probe = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        probe = subprocess.run(argv, capture_output=True, timeout=10, check=False, pass_fds=() if fd is None else (fd,))
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{argv[0]} failed: {exc}"
+    finally:
+        if fd is not None:
+            os.close(fd)
     if probe.returncode != 0:
         err = probe.stderr.decode("utf-8", "replace").strip().splitlines()
         hint = (" (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1, "
@@ -185,8 +202,12 @@ def protections(profile: str) -> dict[str, object]:
         "network_isolation": strict,
         "uid_per_bot": strict and root,
         "cgroups": strict and cgroups.available() is None,
-        # Stopped between its decisions (arena.remote.client.RemoteBot._freeze).
+        # Stopped between its decisions (arena.remote.client.RemoteBot._freeze), and how:
+        # a cgroup's freezer (every process at once) or signals to each process found.
         "frozen_between_decisions": profile == STRICT,
+        "freezing": cgroups.freezing() if strict else None,
+        # Fixed /proc counters and no sysinfo (arena.remote.machine_view).
+        "fixed_counters": strict,
     }
 
 
@@ -208,7 +229,15 @@ class Confinement:
     uid: int | None = None
     group: cgroups.BotGroup | None = None
     """The bot's control groups (strict, where available): memory and process limits."""
+    pass_fds: list[int] = field(default_factory=list)
+    """File descriptors the bot's command reads at its start (bubblewrap's seccomp
+    program): passed to it, then closed by :meth:`close_fds`."""
     _released: bool = field(default=False, repr=False)
+
+    def close_fds(self) -> None:
+        """Close :attr:`pass_fds` (once the process has them). Idempotent."""
+        while self.pass_fds:
+            os.close(self.pass_fds.pop())
 
     def socket_path(self, announced: str) -> Path:
         """The arena-side path of a unix socket the bot announced.
@@ -234,6 +263,7 @@ class Confinement:
         if self._released:
             return
         self._released = True
+        self.close_fds()
         # shutil.rmtree works on file descriptors here (Linux): a symlink inside is
         # removed, never followed, so a bot cannot make the arena delete anything else.
         shutil.rmtree(self.socket_dir.parent if self.profile == STRICT else self.socket_dir, ignore_errors=True)
@@ -413,11 +443,18 @@ def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path)
     uid = _UIDS.take() if os.geteuid() == 0 else None
     if uid is not None:
         os.chown(sock_dir, uid, uid)
-    argv, env = _strict_command(manifest, sock_dir, uid)
-    group = cgroups.create(label[:40], manifest.limits.memory_mb, manifest.limits.processes)
+    seccomp = machine_view.seccomp_fd()
+    try:
+        argv, env = _strict_command(manifest, sock_dir, uid, seccomp)
+        group = cgroups.create(label[:40], manifest.limits.memory_mb, manifest.limits.processes)
+    except BaseException:
+        os.close(seccomp)
+        if uid is not None:
+            _UIDS.free(uid)
+        raise
     if group is not None:
         argv = group.wrap(argv)
-    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid, group)
+    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid, group, [seccomp])
 
 
 def _check_workdir(manifest: BotManifest) -> None:
@@ -602,6 +639,8 @@ def _with_parent_dirs(argv: list[str]) -> list[str]:
             dest = argv[i + 1] if one else argv[i + 2]
             for parent in reversed(Path(dest).parents):
                 name = str(parent)
+                if name.startswith("/proc/"):
+                    break  # procfs's own folders (/proc/pressure): they exist, and none can be made
                 if name not in made:
                     made.add(name)
                     out += ["--perms", "0755", "--dir", name]
@@ -609,7 +648,7 @@ def _with_parent_dirs(argv: list[str]) -> list[str]:
                 made = {m for m in made if not m.startswith(dest.rstrip("/") + "/")}
             made.add(dest)
             width = 2 if one else 3
-        elif arg in ("--hostname", "--chdir"):
+        elif arg in ("--hostname", "--chdir", "--seccomp"):
             width = 2
         else:
             width = 1
@@ -619,7 +658,8 @@ def _with_parent_dirs(argv: list[str]) -> list[str]:
     return out + pending
 
 
-def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str]]:
+def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None,
+                    seccomp_fd: int) -> tuple[list[str], dict[str, str]]:
     from mus_sdk import handshake
 
     bwrap = shutil.which("bwrap") or "bwrap"
@@ -627,7 +667,7 @@ def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> t
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     # Private, size-limited, writable by the bot's uid (1777: the tmpfs is the bot's alone).
-    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--proc", "/proc", "--dev", "/dev", *machine_view.binds(_runtime_root())]
     for path in ("/tmp", "/dev/shm", HOME_INSIDE):
         argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", path]
     argv += ["--bind", str(sock_dir), SOCKET_DIR_INSIDE]
@@ -651,7 +691,7 @@ def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None) -> t
         if name in os.environ:
             env[name] = os.environ[name]
     env.update(handshake.handshake_env(SOCKET_DIR_INSIDE))
-    argv += ["--hostname", "mus-bot", "--chdir", workdir, "--"]
+    argv += ["--hostname", "mus-bot", "--chdir", workdir, "--seccomp", str(seccomp_fd), "--"]
     argv = _with_parent_dirs(argv)
     if uid is not None:
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"

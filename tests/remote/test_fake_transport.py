@@ -203,8 +203,8 @@ def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: 
 
 
 class _Tree:
-    """Stands for a strict bot's processes: records whether they are stopped (SIGSTOP)
-    or running, and how long each signal takes."""
+    """Stands for a strict bot's processes: records whether they are frozen or running,
+    and how long each freeze or wake takes."""
 
     proc = None
 
@@ -215,6 +215,12 @@ class _Tree:
     def signal_tree(self, sig: signal.Signals) -> None:
         time.sleep(self.signal_s)
         self.running = sig != signal.SIGSTOP
+
+    def freeze(self) -> None:
+        self.signal_tree(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.signal_tree(signal.SIGCONT)
 
     def alive(self) -> bool:
         return True
