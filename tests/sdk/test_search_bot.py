@@ -34,7 +34,7 @@ def test_search_bot_passes_mus_check(tmp_path: Path) -> None:
     assert 'MUS_SEARCH_MS = "300"' in manifest
     (tmp_path / "bot.toml").write_text(
         manifest.replace('MUS_SEARCH_MS = "300"', 'MUS_SEARCH_MS = "60000"').replace(
-            'workdir = "."', f'workdir = "{REPO / "bots" / "search"}"'), encoding="utf-8")
+            '"bot.py"', f'"{REPO / "bots" / "search" / "bot.py"}"'), encoding="utf-8")
     lines: list[str] = []
     results = run_check(str(tmp_path / "bot.toml"), echo=lines.append, decision_ms=30_000)
     assert results and all(r.ok and not r.warning for r in results), "\n".join(lines)
