@@ -11,7 +11,9 @@ match between two of them is a coin weighted by the rating model's expected scor
   as ``mus ladder run`` does);
 * **round robin**: every pair in turn, cycle after cycle (seats alternating).
 
-After each batch both rank the field by the same standings. The figure: the fewest
+After each batch both rank the field by the same model's ratings (their posterior mode,
+:func:`posterior_mode`: the standings' ratings, without the intervals that only
+matchmaking needs, which would cost most of the run). The figure: the fewest
 matches N at which the ranking is entirely right in at least 95% of the trials (and
 stays so at every later checkpoint), for each way, and their ratio. Prints the machine,
 a line per way and a JSON line.
@@ -34,18 +36,72 @@ sys.path.insert(0, str(HERE.parent))
 
 from _machine import machine  # noqa: E402
 
-from arena.ladder.matchmaking import estimates, plan_pairs, round_robin_pairs  # noqa: E402
-from arena.league.standings import SCALE, Standings, compute_standings  # noqa: E402
+from arena.ladder.matchmaking import estimates, meetings, plan_pairs, round_robin_pairs  # noqa: E402
+from arena.league.standings import PRIOR_MATCHES, SCALE, Standings, compute_standings  # noqa: E402
 
-Planner = Callable[[Standings, list[str], int, int], list[tuple[str, str]]]
-
-
-def ladder_planner(standings: Standings, names: list[str], played: int, batch: int) -> list[tuple[str, str]]:
-    return plan_pairs(estimates(standings, names), batch)
+Planner = Callable[[Standings, list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
 
 
-def round_robin_planner(standings: Standings, names: list[str], played: int, batch: int) -> list[tuple[str, str]]:
-    return round_robin_pairs(names, played, batch)
+def ladder_planner(standings: Standings, names: list[str], results: list[dict[str, Any]],
+                   batch: int) -> list[tuple[str, str]]:
+    return plan_pairs(estimates(standings, names), batch, 1, meetings(results))
+
+
+def round_robin_planner(standings: Standings, names: list[str], results: list[dict[str, Any]],
+                        batch: int) -> list[tuple[str, str]]:
+    return round_robin_pairs(names, len(results), batch)
+
+
+def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50) -> dict[str, float]:
+    """The ratings of the standings' model (:mod:`arena.league.standings`: Bradley–Terry,
+    each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps."""
+    k = len(names)
+    index = {n: i for i, n in enumerate(names)}
+    wins = [[0.0] * k for _ in range(k)]
+    for r in results:
+        a, b = index[r["team0"]], index[r["team1"]]
+        if r["winner_team"] == 0:
+            wins[a][b] += 1
+        else:
+            wins[b][a] += 1
+    x = [0.0] * k
+    for _ in range(iterations):
+        grad = [PRIOR_MATCHES * (0.5 - sig(v)) for v in x]
+        hess = [[0.0] * k for _ in range(k)]
+        for i in range(k):
+            hess[i][i] = PRIOR_MATCHES * sig(x[i]) * (1 - sig(x[i]))
+            for j in range(k):
+                n = wins[i][j] + wins[j][i]
+                if i == j or not n:
+                    continue
+                p = sig(x[i] - x[j])
+                grad[i] += wins[i][j] - n * p
+                hess[i][i] += n * p * (1 - p)
+                hess[i][j] -= n * p * (1 - p)
+        step = solve(hess, grad)
+        x = [v + s for v, s in zip(x, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-9:
+            break
+    return {n: x[i] for n, i in index.items()}
+
+
+def sig(v: float) -> float:
+    return 1.0 / (1.0 + math.exp(-v)) if v >= 0 else math.exp(v) / (1.0 + math.exp(v))
+
+
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b (Gaussian elimination; ``a`` is positive definite)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            for j in range(c, n + 1):
+                m[r][j] -= f * m[c][j]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (m[r][n] - sum(m[r][j] * x[j] for j in range(r + 1, n))) / m[r][r]
+    return x
 
 
 def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: int,
@@ -56,15 +112,18 @@ def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: in
     results: list[dict[str, Any]] = []
     standings = compute_standings(names, {}, results)
     right = []
+    needs_standings = planner is ladder_planner
     for _ in range(checkpoints):
-        for a, b in planner(standings, names, len(results), batch):
+        for a, b in planner(standings, names, results, batch):
             pair_played = sum(1 for r in results if {r["team0"], r["team1"]} == {a, b})
             t0, t1 = (a, b) if pair_played % 2 == 0 else (b, a)
             p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
             results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
                             "winner_team": 0 if rng.random() < p else 1, "deal": len(results)})
-        standings = compute_standings(names, {}, results)
-        right.append([e.name for e in standings.entries] == right_order)
+        if needs_standings:
+            standings = compute_standings(names, {}, results)
+        mode = posterior_mode(names, results)
+        right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
     return right
 
 

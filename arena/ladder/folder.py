@@ -87,6 +87,8 @@ def create_ladder(path: Path, settings: Path | None, default_text: str) -> Ladde
         text = settings.read_text(encoding="utf-8") if settings is not None else default_text
     except OSError as exc:
         raise LadderError(f"{settings}: cannot read: {exc.strerror or exc}") from None
+    if settings is not None:
+        load_settings(settings)  # checked before anything is made: the error names the organiser's file
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(path, 0o700)  # the secret, the logs and the database are the organiser's alone

@@ -31,7 +31,7 @@ from typing import Any
 import structlog
 
 from arena.ladder.folder import Ladder, open_ladder, tree_digest
-from arena.ladder.matchmaking import estimates, narrow_enough, plan_pairs
+from arena.ladder.matchmaking import estimates, meetings, narrow_enough, plan_pairs
 from arena.ladder.settings import for_match
 from arena.ladder.store import LadderError, Version
 from arena.league.executor import LocalExecutor
@@ -237,7 +237,8 @@ class _Loop:
         units = max(2 * self.jobs, 4)
         if self.limits.matches is not None:
             units = min(units, -(-(self.limits.matches - self.out.played) // self.per_unit))
-        return self._plan(plan_pairs(field_, units, self.per_unit), results)
+        among = [r for r in results if r["team0"] in active and r["team1"] in active]
+        return self._plan(plan_pairs(field_, units, self.per_unit, meetings(among)), results)
 
     def _plan(self, pairs: list[tuple[str, str]], results: list[dict[str, Any]]) -> list[ScheduledMatch]:
         """Ids, seats and seeds for ``pairs``, recorded as planned."""

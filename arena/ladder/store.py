@@ -195,7 +195,7 @@ class LadderStore:
 
     def versions(self, entry: str | None = None) -> list[Version]:
         """Every version (of ``entry``), oldest first."""
-        sql = "SELECT * FROM versions" + (" WHERE entry = ?" if entry else "") + " ORDER BY added_at, entry, number"
+        sql = "SELECT * FROM versions" + (" WHERE entry = ?" if entry else "") + " ORDER BY rowid"  # as added
         return [_version(r) for r in self.con.execute(sql, (entry,) if entry else ())]
 
     def active(self) -> list[Version]:
