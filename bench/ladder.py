@@ -6,14 +6,14 @@ A field of simulated entries of known strength (Elo ``0, spacing, 2Â·spacing, â€
 match between two of them is a coin weighted by the rating model's expected score
 (cheap: no game is played). Two ways to spend matches, each in batches of ``--batch``:
 
-* **ladder**: :func:`arena.ladder.matchmaking.plan_pairs` on the standings after each
-  batch (the league's rating model, :func:`arena.league.standings.compute_standings`,
-  as ``mus ladder run`` does);
+* **ladder**: :func:`arena.ladder.matchmaking.plan_pairs` on the ratings after each
+  batch, as ``mus ladder run`` does (the ratings of the league's model; the run takes
+  them from :func:`arena.league.standings.compute_standings`, whose intervals cost most
+  of the time and which matchmaking does not use: here they are the same ratings,
+  computed alone by :func:`posterior_mode`);
 * **round robin**: every pair in turn, cycle after cycle (seats alternating).
 
-After each batch both rank the field by the same model's ratings (their posterior mode,
-:func:`posterior_mode`: the standings' ratings, without the intervals that only
-matchmaking needs, which would cost most of the run). The figure: the fewest
+After each batch both rank the field by those ratings. The figure: the fewest
 matches N at which the ranking is entirely right in at least 95% of the trials (and
 stays so at every later checkpoint), for each way, and their ratio. Prints the machine,
 a line per way and a JSON line.
@@ -26,6 +26,7 @@ import json
 import math
 import random
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,18 +37,22 @@ sys.path.insert(0, str(HERE.parent))
 
 from _machine import machine  # noqa: E402
 
-from arena.ladder.matchmaking import estimates, meetings, plan_pairs, round_robin_pairs  # noqa: E402
-from arena.league.standings import PRIOR_MATCHES, SCALE, Standings, compute_standings  # noqa: E402
+from arena.ladder.matchmaking import Estimate, meetings, plan_pairs, round_robin_pairs  # noqa: E402
+from arena.league.standings import PRIOR_MATCHES, SCALE  # noqa: E402
 
-Planner = Callable[[Standings, list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
+Planner = Callable[[dict[str, float], list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
 
 
-def ladder_planner(standings: Standings, names: list[str], results: list[dict[str, Any]],
+def ladder_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
                    batch: int) -> list[tuple[str, str]]:
-    return plan_pairs(estimates(standings, names), batch, 1, meetings(results))
+    """What ``mus ladder run`` plans: :func:`plan_pairs` on the ratings and the matches so
+    far (its estimates' intervals are not used by it, only by ``--narrow``)."""
+    played = Counter(x for r in results for x in (r["team0"], r["team1"]))
+    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, played[n]) for n in names}
+    return plan_pairs(field, batch, 1, meetings(results))
 
 
-def round_robin_planner(standings: Standings, names: list[str], results: list[dict[str, Any]],
+def round_robin_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
                         batch: int) -> list[tuple[str, str]]:
     return round_robin_pairs(names, len(results), batch)
 
@@ -110,18 +115,15 @@ def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: in
     names = sorted(truth)
     right_order = sorted(names, key=lambda n: -truth[n])
     results: list[dict[str, Any]] = []
-    standings = compute_standings(names, {}, results)
+    mode = posterior_mode(names, results)
     right = []
-    needs_standings = planner is ladder_planner
     for _ in range(checkpoints):
-        for a, b in planner(standings, names, results, batch):
+        for a, b in planner(mode, names, results, batch):
             pair_played = sum(1 for r in results if {r["team0"], r["team1"]} == {a, b})
             t0, t1 = (a, b) if pair_played % 2 == 0 else (b, a)
             p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
             results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
                             "winner_team": 0 if rng.random() < p else 1, "deal": len(results)})
-        if needs_standings:
-            standings = compute_standings(names, {}, results)
         mode = posterior_mode(names, results)
         right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
     return right

@@ -20,6 +20,7 @@ duplicate = true
 jobs = 2
 
 [rules]
+players = 2
 target_points = 20
 games_to_win = 1
 
@@ -31,8 +32,9 @@ max_faults = 5
 [sandbox]
 mode = "default"
 """
-"""Small games; the default sandbox (a strict bot costs a second more to start: the
-strict default is tested on its own)."""
+"""Small games at a table of two (two bot processes a match, not four); the default
+sandbox (a strict bot costs a second more to start: the strict default is tested on
+its own)."""
 
 
 def mus(*args: str | Path) -> Result:
@@ -59,11 +61,11 @@ def make_ladder(root: Path, settings: str = SETTINGS) -> Path:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small ladder after ``mus ladder run --matches 6``, then a new version of
-    trivial (a copy of the bot, with a note) and 4 more matches."""
+    """The small ladder after ``mus ladder run --matches 4``, then a new version of
+    trivial (a copy of the bot, with a note) and 2 more matches (duplicate pairs)."""
     root = tmp_path_factory.mktemp("ladder")
     ladder = make_ladder(root)
-    ok("ladder", "run", ladder, "--matches", "6", "--jobs", "2")
-    ok("ladder", "add", ladder, "trivial", TRIVIAL, "--note", "second try")
     ok("ladder", "run", ladder, "--matches", "4", "--jobs", "2")
+    ok("ladder", "add", ladder, "trivial", TRIVIAL, "--note", "second try")
+    ok("ladder", "run", ladder, "--matches", "2", "--jobs", "2")
     return ladder
