@@ -152,6 +152,7 @@ class _Loop:
         self.out = LadderRun()
         self.specs: dict[str, BotSpec] = {}
         self.per_unit = 2 if ladder.config.duplicate else 1
+        self._last: tuple[tuple[tuple[str, ...], int], Standings] | None = None
         if limits.matches is None and limits.until is None and limits.narrow is None:
             self.limits = Limits(narrow=DEFAULT_NARROW)
 
@@ -230,7 +231,7 @@ class _Loop:
             return None
         results, _ = self.ladder.results()
         names = sorted(active)
-        field_ = estimates(standings_of(self.ladder, names, results), names)
+        field_ = estimates(self._standings(names, results), names)
         self.out.stopped = self._reason_to_stop(field_)
         if self.out.stopped:
             return None
@@ -309,13 +310,22 @@ class _Loop:
             if self.on_match is not None:
                 self.on_match(rec, seq)
 
+    def _standings(self, names: list[str], results: list[dict[str, Any]]) -> Standings:
+        """The standings of ``names`` (the last ones again when neither the field nor the
+        results changed: the snapshot's are the next batch's, and they cost seconds for a
+        large field)."""
+        key = (tuple(names), len(results))
+        if self._last is None or self._last[0] != key:
+            self._last = (key, standings_of(self.ladder, names, results))
+        return self._last[1]
+
     def _snapshot(self) -> None:
         """The ratings of the active versions after this batch."""
         names = sorted(v.id for v in self.ladder.store.active())
         if not names:
             return
         results, _ = self.ladder.results()
-        st = standings_of(self.ladder, names, results)
+        st = self._standings(names, results)
         self.ladder.store.snapshot(len(results), [(e.name, e.rating, e.rating_low, e.rating_high, e.matches)
                                                   for e in st.entries])
         self.out.batches += 1
