@@ -1,9 +1,13 @@
-"""Matchmaking: new versions first, close and uncertain pairs before settled ones."""
+"""Matchmaking: new versions first, close and uncertain pairs before settled ones; when a run stops."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 
+import pytest
+
+from arena.cli.ladder import parse_until
 from arena.ladder.matchmaking import NEW_MATCHES, Estimate, narrow_enough, plan_pairs, round_robin_pairs
 
 
@@ -44,3 +48,14 @@ def test_limits() -> None:
     assert not narrow_enough({"a": settled(1500, 100), "b": settled(1600, 140)}, 100)
     assert not narrow_enough({"a": Estimate(1500, 1490, 1510, 0)}, 100)  # never played
     assert round_robin_pairs(["a", "b", "c"], 2, 4) == [("b", "c"), ("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_until_accepts_a_duration_a_time_of_day_or_a_date() -> None:
+    now = dt.datetime(2026, 12, 4, 22, 0).timestamp()
+    assert parse_until("90m", now) == now + 5400 and parse_until("2d", now) == now + 2 * 86400
+    assert parse_until("07:30", now) == dt.datetime(2026, 12, 5, 7, 30).timestamp()  # the next 07:30
+    assert parse_until("23:00", now) == dt.datetime(2026, 12, 4, 23, 0).timestamp()
+    assert parse_until("2026-12-06T08:00", now) == dt.datetime(2026, 12, 6, 8, 0).timestamp()
+    for bad in ("soon", "25:00", "7h30"):
+        with pytest.raises(ValueError):
+            parse_until(bad, now)
