@@ -11,6 +11,7 @@ hand viewer: the league report's viewer (:func:`arena.report.write_report`) writ
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,18 +68,29 @@ def rating_chart(series: Sequence[Series], width: int = 860, height: int = 320) 
                      f'<text x="4" y="{y(v) + 4:.1f}">{v:.0f}</text>')
     parts.append(f'<text x="{left}" y="{height - 8}">0</text><text x="{width - right - 60}" y="{height - 8}">'
                  f'{x_max} matches</text>')
+    labels = _spread([y(s.points[-1][1]) for s in series], 12.0)
     for i, s in enumerate(series):
         color = PALETTE[i % len(PALETTE)]
         line = " ".join(f"{x(p[0]):.1f},{y(p[1]):.1f}" for p in s.points)
         band = " ".join([f"{x(p[0]):.1f},{y(p[3]):.1f}" for p in s.points]
                         + [f"{x(p[0]):.1f},{y(p[2]):.1f}" for p in reversed(s.points)])
-        last = s.points[-1]
+        dots = "".join(f'<circle cx="{x(p[0]):.1f}" cy="{y(p[1]):.1f}" r="2.5" fill="{color}"/>' for p in s.points)
         parts.append(f'<g data-series="{_esc(s.name)}"><polygon points="{band}" fill="{color}" fill-opacity="0.12"/>'
-                     f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/>'
-                     f'<text x="{width - right + 6}" y="{y(last[1]) + 4:.1f}" style="fill:{color}">'
+                     f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/>{dots}'
+                     f'<text x="{width - right + 6}" y="{labels[i] + 4:.1f}" style="fill:{color}">'
                      f'{_esc(s.name)}</text></g>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _spread(ys: Sequence[float], gap: float) -> list[float]:
+    """``ys`` moved apart (in their order) so that no two are closer than ``gap``: the
+    labels at the lines' ends, which overlap for versions rated alike."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    out = list(ys)
+    for before, i in itertools.pairwise(order):
+        out[i] = max(out[i], out[before] + gap)
+    return out
 
 
 def _standings_table(standings: Standings) -> str:
