@@ -57,9 +57,11 @@ def round_robin_planner(mode: dict[str, float], names: list[str], results: list[
     return round_robin_pairs(names, len(results), batch)
 
 
-def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50) -> dict[str, float]:
+def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50,
+                   start: dict[str, float] | None = None) -> dict[str, float]:
     """The ratings of the standings' model (:mod:`arena.league.standings`: Bradley–Terry,
-    each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps."""
+    each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps
+    (from ``start``: the last ratings, a few steps away)."""
     k = len(names)
     index = {n: i for i, n in enumerate(names)}
     wins = [[0.0] * k for _ in range(k)]
@@ -69,7 +71,7 @@ def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: 
             wins[a][b] += 1
         else:
             wins[b][a] += 1
-    x = [0.0] * k
+    x = [start[n] for n in names] if start else [0.0] * k
     for _ in range(iterations):
         grad = [PRIOR_MATCHES * (0.5 - sig(v)) for v in x]
         hess = [[0.0] * k for _ in range(k)]
@@ -117,14 +119,15 @@ def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: in
     results: list[dict[str, Any]] = []
     mode = posterior_mode(names, results)
     right = []
+    met: Counter[tuple[str, str]] = Counter()
     for _ in range(checkpoints):
         for a, b in planner(mode, names, results, batch):
-            pair_played = sum(1 for r in results if {r["team0"], r["team1"]} == {a, b})
-            t0, t1 = (a, b) if pair_played % 2 == 0 else (b, a)
+            t0, t1 = (a, b) if met[(a, b)] % 2 == 0 else (b, a)
+            met[(a, b)] += 1
             p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
             results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
                             "winner_team": 0 if rng.random() < p else 1, "deal": len(results)})
-        mode = posterior_mode(names, results)
+        mode = posterior_mode(names, results, start=mode)
         right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
     return right
 
