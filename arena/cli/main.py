@@ -49,9 +49,8 @@ def main(
     `mus league CONFIG --out DIR`; debug with `mus replay LOG`; settle a rule with
     `mus scenario FILE`; watch with `mus report OUT_DIR` or `mus watch LOG`; play with
     `mus play BOT`; compare two versions with `mus sprt NEW OLD`; run a competition
-    for weeks with `mus ladder`. Exit codes: 0 ok, 1 a
-    failure was found (for `mus sprt`: H0), 2 bad input, 3 `mus sprt` without a verdict,
-    130 interrupted.
+    for weeks with `mus ladder`. Exit codes: 0 ok, 1 a failure was found (for
+    `mus sprt`: H0), 2 bad input, 3 `mus sprt` without a verdict, 130 interrupted.
     """
     if log_format not in LOG_FORMATS:
         raise typer.BadParameter(f"must be {' or '.join(LOG_FORMATS)}", param_hint="--log-format")
