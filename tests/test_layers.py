@@ -33,8 +33,9 @@ LEVELS = {
     "check": 5,       # mus check, replay --against
     "league": 5,      # leagues and run_match
     "report": 6,      # the HTML report and the terminal's hand view (reads logs, leagues' outputs)
-    "cli": 7,         # the mus command
-    "__main__": 8,
+    "ladder": 7,      # ladders: their database, matchmaking, leaderboard (uses leagues and the report)
+    "cli": 8,         # the mus command
+    "__main__": 9,
 }
 
 

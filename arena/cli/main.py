@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import check, demo, league, match, play, replay, report, scenario, sprt, watch
+from arena.cli import check, demo, ladder, league, match, play, replay, report, scenario, sprt, watch
 from arena.log_setup import LOG_FORMATS, configure_logging
 
 app = typer.Typer(
@@ -48,9 +48,9 @@ def main(
     Start with `mus check BOT` on your bot, then `mus match BOT BOT`; run a league with
     `mus league CONFIG --out DIR`; debug with `mus replay LOG`; settle a rule with
     `mus scenario FILE`; watch with `mus report OUT_DIR` or `mus watch LOG`; play with
-    `mus play BOT`; compare two versions with `mus sprt NEW OLD`. Exit codes: 0 ok, 1 a
-    failure was found (for `mus sprt`: H0), 2 bad input, 3 `mus sprt` without a verdict,
-    130 interrupted.
+    `mus play BOT`; compare two versions with `mus sprt NEW OLD`; run a competition
+    for weeks with `mus ladder`. Exit codes: 0 ok, 1 a failure was found (for
+    `mus sprt`: H0), 2 bad input, 3 `mus sprt` without a verdict, 130 interrupted.
     """
     if log_format not in LOG_FORMATS:
         raise typer.BadParameter(f"must be {' or '.join(LOG_FORMATS)}", param_hint="--log-format")
@@ -67,3 +67,4 @@ app.command("sprt")(sprt.sprt)
 app.command("report")(report.report)
 app.command("watch")(watch.watch_cmd)
 app.command("play")(play.play)
+app.add_typer(ladder.app, name="ladder")

@@ -1,0 +1,174 @@
+"""Matchmaking against a plain round robin: matches until the ranking is right, 95% of the time.
+
+    python bench/ladder.py [--entries 8] [--spacing 100] [--trials 100] [--batch 8] [--seed 1]
+
+A field of simulated entries of known strength (Elo ``0, spacing, 2·spacing, …``): a
+match between two of them is a coin weighted by the rating model's expected score
+(cheap: no game is played). Two ways to spend matches, each in batches of ``--batch``:
+
+* **ladder**: :func:`arena.ladder.matchmaking.plan_pairs` on the ratings after each
+  batch, as ``mus ladder run`` does (the ratings of the league's model; the run takes
+  them from :func:`arena.league.standings.compute_standings`, whose intervals cost most
+  of the time and which matchmaking does not use: here they are the same ratings,
+  computed alone by :func:`posterior_mode`);
+* **round robin**: every pair in turn, cycle after cycle (seats alternating).
+
+After each batch both rank the field by those ratings. The figure: the fewest
+matches N at which the ranking is entirely right in at least 95% of the trials (and
+stays so at every later checkpoint), for each way, and their ratio. Prints the machine,
+a line per way and a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from _machine import machine  # noqa: E402
+
+from arena.ladder.matchmaking import Estimate, meetings, plan_pairs, round_robin_pairs  # noqa: E402
+from arena.league.standings import PRIOR_MATCHES, SCALE  # noqa: E402
+
+Planner = Callable[[dict[str, float], list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
+
+
+def ladder_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
+                   batch: int) -> list[tuple[str, str]]:
+    """What ``mus ladder run`` plans: :func:`plan_pairs` on the ratings and the matches so
+    far (its estimates' intervals are not used by it, only by ``--narrow``)."""
+    played = Counter(x for r in results for x in (r["team0"], r["team1"]))
+    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, played[n]) for n in names}
+    return plan_pairs(field, batch, 1, meetings(results))
+
+
+def round_robin_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
+                        batch: int) -> list[tuple[str, str]]:
+    return round_robin_pairs(names, len(results), batch)
+
+
+def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50,
+                   start: dict[str, float] | None = None) -> dict[str, float]:
+    """The ratings of the standings' model (:mod:`arena.league.standings`: Bradley–Terry,
+    each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps
+    (from ``start``: the last ratings, a few steps away)."""
+    k = len(names)
+    index = {n: i for i, n in enumerate(names)}
+    wins = [[0.0] * k for _ in range(k)]
+    for r in results:
+        a, b = index[r["team0"]], index[r["team1"]]
+        if r["winner_team"] == 0:
+            wins[a][b] += 1
+        else:
+            wins[b][a] += 1
+    x = [start[n] for n in names] if start else [0.0] * k
+    for _ in range(iterations):
+        grad = [PRIOR_MATCHES * (0.5 - sig(v)) for v in x]
+        hess = [[0.0] * k for _ in range(k)]
+        for i in range(k):
+            hess[i][i] = PRIOR_MATCHES * sig(x[i]) * (1 - sig(x[i]))
+            for j in range(k):
+                n = wins[i][j] + wins[j][i]
+                if i == j or not n:
+                    continue
+                p = sig(x[i] - x[j])
+                grad[i] += wins[i][j] - n * p
+                hess[i][i] += n * p * (1 - p)
+                hess[i][j] -= n * p * (1 - p)
+        step = solve(hess, grad)
+        x = [v + s for v, s in zip(x, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-9:
+            break
+    return {n: x[i] for n, i in index.items()}
+
+
+def sig(v: float) -> float:
+    return 1.0 / (1.0 + math.exp(-v)) if v >= 0 else math.exp(v) / (1.0 + math.exp(v))
+
+
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b (Gaussian elimination; ``a`` is positive definite)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            for j in range(c, n + 1):
+                m[r][j] -= f * m[c][j]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (m[r][n] - sum(m[r][j] * x[j] for j in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: int,
+          rng: random.Random) -> list[bool]:
+    """One simulated ladder: whether the ranking is right after each batch."""
+    names = sorted(truth)
+    right_order = sorted(names, key=lambda n: -truth[n])
+    results: list[dict[str, Any]] = []
+    mode = posterior_mode(names, results)
+    right = []
+    met: Counter[tuple[str, str]] = Counter()
+    for _ in range(checkpoints):
+        for a, b in planner(mode, names, results, batch):
+            t0, t1 = (a, b) if met[(a, b)] % 2 == 0 else (b, a)
+            met[(a, b)] += 1
+            p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
+            results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
+                            "winner_team": 0 if rng.random() < p else 1, "deal": len(results)})
+        mode = posterior_mode(names, results, start=mode)
+        right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
+    return right
+
+
+def matches_to_95(rights: list[list[bool]], batch: int) -> int | None:
+    """The fewest matches from which the ranking is right in ≥ 95% of the trials at every checkpoint."""
+    n = len(rights[0])
+    good = [sum(r[k] for r in rights) / len(rights) >= 0.95 for k in range(n)]
+    for k in range(n):
+        if all(good[k:]):
+            return (k + 1) * batch
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--entries", type=int, default=8)
+    ap.add_argument("--spacing", type=float, default=100.0, help="Elo between neighbours")
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--batch", type=int, default=8, help="matches between two rankings")
+    ap.add_argument("--max-matches", type=int, default=2400)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print("machine:", json.dumps(machine()))
+    truth = {f"e{i:02d}": i * args.spacing for i in range(args.entries)}
+    checkpoints = args.max_matches // args.batch
+    figures: dict[str, Any] = {}
+    for way, planner in (("ladder", ladder_planner), ("round_robin", round_robin_planner)):
+        rng = random.Random(args.seed)
+        rights = [trial(truth, planner, args.batch, checkpoints, rng) for _ in range(args.trials)]
+        n95 = matches_to_95(rights, args.batch)
+        final = sum(r[-1] for r in rights) / args.trials
+        figures[way] = {"matches_to_95": n95, "right_at_end": final}
+        print(f"{way:>12}: ranking right in 95% of {args.trials} trials from "
+              f"{n95 if n95 is not None else f'> {args.max_matches}'} matches (right at {args.max_matches}: {final:.0%})")
+    lad, rr = figures["ladder"]["matches_to_95"], figures["round_robin"]["matches_to_95"]
+    ratio = rr / lad if lad and rr else None
+    print(f"round robin / ladder: {ratio:.2f}x" if ratio else "ratio: not reached within --max-matches")
+    print(json.dumps({"bench": "ladder", "entries": args.entries, "spacing": args.spacing, "trials": args.trials,
+                      "batch": args.batch, "seed": args.seed, "figures": figures, "ratio": ratio}))
+
+
+if __name__ == "__main__":
+    main()
