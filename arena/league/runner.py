@@ -29,8 +29,10 @@ from typing import Any
 import structlog
 
 from arena.league.config import LeagueConfig, parse_seed
-from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
+from arena.league.cores import league_jobs
+from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, LocalExecutor, MatchExecutor
 from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
+from arena.league.procs import ProcessExecutor, worker_setup
 from arena.league.results_file import (
     RESULTS_FILE,
     ResultsCheck,
@@ -135,6 +137,9 @@ class LeagueRun:
     """Matches the arena could not play (a defect of the arena, not a bot's fault: those
     are recorded as faults): ``(match_id, error)``. They are not recorded, the others
     are; ``--resume`` plays them again."""
+    cpu: CpuUse | None = None
+    """The CPU seconds of this run on this machine, the arena's and the bots' (None: on
+    a cluster)."""
 
     @property
     def start_failures(self) -> list[StartFailure]:
@@ -378,7 +383,11 @@ def run_league(
                                on_start, on_cluster)
 
             def local() -> MatchExecutor:
-                return LocalExecutor(max(1, jobs or config.jobs), loop.play, loop.pool_maker(reuse, max_process_matches))
+                # No more jobs than matches to play; one job referees in this process.
+                n = max(1, min(league_jobs(jobs or config.jobs), len(loop.pending)))
+                if n == 1:
+                    return LocalExecutor(1, loop.play, loop.pool_maker(reuse, max_process_matches))
+                return ProcessExecutor(n, worker_setup(config, out_dir, reuse, max_process_matches, loop.entry_seeds))
 
             executor = (cluster.executor(out_dir, jobs, reuse, max_process_matches) if cluster is not None
                         else local)
@@ -404,7 +413,7 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
             saved = len(read_results(writer.path))
         except (OSError, LeagueError):
             saved = len(loop.results)
-        fix = ("free the space (or fix the device)" if loop.write_error else "fix the cluster")
+        fix = ("free the space (or fix the device)" if loop.write_error else loop.fault_fix)
         raise LeagueError(
             f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
             f"{writer.path}; {fix} and continue with --resume"
@@ -412,7 +421,20 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
     standings = _write_standings(config, out_dir, loop.results)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
                      interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
-                     failed=tuple(loop.failed))
+                     failed=tuple(loop.failed), cpu=loop.cpu)
+
+
+def play_scheduled(config: LeagueConfig, out_dir: Path, proc_pool: ProcessPool | None,
+                   m: ScheduledMatch) -> MatchOutcome:
+    """Play match ``m`` of the league in ``out_dir`` with ``proc_pool``'s processes, its
+    hand log in ``logs/``: the same on a worker thread and in a referee worker process."""
+    specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
+    mc = MatchConfig(
+        rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
+        time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
+    )
+    return run_match(specs, Seating(names), mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+                     runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
 
 class _LeagueLoop:
@@ -435,6 +457,8 @@ class _LeagueLoop:
         self.played = 0
         self.write_error = ""
         self.cluster_fault = ""
+        self.fault_fix = ""
+        self.cpu: CpuUse | None = None
         self.failed: list[tuple[str, str]] = []
         # The deals each entry has left to play (pending matches): a pooled process that
         # has played all of them is of no more use (duplicate leagues), and is stopped.
@@ -448,14 +472,7 @@ class _LeagueLoop:
 
     def play(self, proc_pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
         """Play match ``m`` (on a worker thread, with that thread's process pool)."""
-        config = self.config
-        specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
-        mc = MatchConfig(
-            rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
-            time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
-        )
-        return run_match(specs, Seating(names), mc, self.out_dir / "logs", bot_log_dir=self.out_dir / "bots",
-                         runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
+        return play_scheduled(self.config, self.out_dir, proc_pool, m)
 
     def pool_maker(self, reuse_processes: bool, max_process_matches: int) -> Callable[[], ProcessPool | None]:
         """What makes each local job's process pool (None: a process per seat and match)."""
@@ -494,6 +511,8 @@ class _LeagueLoop:
                 raise
         finally:
             executor.close()
+            cpu_use = getattr(executor, "cpu_use", None)
+            self.cpu = cpu_use() if cpu_use is not None else None
 
     def _finished(self, m: ScheduledMatch, fut: Future[Any], writer: ResultsWriter, executor: MatchExecutor) -> None:
         """Record a match that ended (or log why it did not)."""
@@ -501,7 +520,7 @@ class _LeagueLoop:
             outcome = executor.outcome(m, fut)
         except ClusterFault as exc:
             self.stop.set()
-            self.cluster_fault = str(exc)
+            self.cluster_fault, self.fault_fix = str(exc), exc.fix
             log.error("league.cluster_fault", match_id=m.match_id, error=str(exc))
             return
         except OSError as exc:
