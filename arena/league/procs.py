@@ -134,8 +134,9 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     _die_with_parent()
-    if setup.logging is not None:
-        configure_logging(*setup.logging)
+    # As the arena logs (warnings and up on stderr when it was never configured: a
+    # library caller, a test), never structlog's unconfigured everything-on-stdout.
+    configure_logging(*(setup.logging or ("console", 0)))
     from arena.league.runner import play_scheduled
 
     seeds = setup.entry_seeds
