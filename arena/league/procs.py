@@ -51,6 +51,7 @@ from arena.league.pool import ProcessPool
 from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch
 from arena.log_setup import LogFormat, configure_logging, current_logging
+from arena.referee.eventloop import share_cpus_with
 
 log = structlog.get_logger()
 
@@ -79,13 +80,15 @@ class WorkerSetup:
     """Per entry, the deals (seeds) it has left to play: a pooled process that has played
     all of them is stopped (the thread pools' ``useful``)."""
     logging: tuple[LogFormat, int] | None
+    jobs: int
+    """The league's workers: a referee polls only if the machine has CPUs to spare."""
 
 
 def worker_setup(config: LeagueConfig, out_dir: Path, reuse: bool, max_process_matches: int,
-                 entry_seeds: dict[str, set[int]]) -> WorkerSetup:
+                 entry_seeds: dict[str, set[int]], jobs: int) -> WorkerSetup:
     """The setup of a league's workers: nothing of its secret (not even a seed the user gave)."""
     return WorkerSetup(replace(config, seed=None, cluster=None), out_dir, reuse, max_process_matches,
-                       {entry: frozenset(seeds) for entry, seeds in entry_seeds.items()}, current_logging())
+                       {entry: frozenset(seeds) for entry, seeds in entry_seeds.items()}, current_logging(), jobs)
 
 
 # --- in the worker process --------------------------------------------------------------------
@@ -137,6 +140,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     # As the arena logs (warnings and up on stderr when it was never configured: a
     # library caller, a test), never structlog's unconfigured everything-on-stdout.
     configure_logging(*(setup.logging or ("console", 0)))
+    share_cpus_with(setup.jobs)
     from arena.league.runner import play_scheduled
 
     seeds = setup.entry_seeds

@@ -387,7 +387,8 @@ def run_league(
                 n = max(1, min(league_jobs(jobs or config.jobs), len(loop.pending)))
                 if n == 1:
                     return LocalExecutor(1, loop.play, loop.pool_maker(reuse, max_process_matches))
-                return ProcessExecutor(n, worker_setup(config, out_dir, reuse, max_process_matches, loop.entry_seeds))
+                setup = worker_setup(config, out_dir, reuse, max_process_matches, loop.entry_seeds, n)
+                return ProcessExecutor(n, setup)
 
             executor = (cluster.executor(out_dir, jobs, reuse, max_process_matches) if cluster is not None
                         else local)

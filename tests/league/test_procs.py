@@ -197,7 +197,7 @@ def test_the_workers_setup_holds_no_secret(tmp_path: Path) -> None:
     seed = 0x5EC12E7_0DDBA11_CAFE
     config = load_league(league_file(tmp_path, seed=seed))
     assert config.seed == seed
-    setup = worker_setup(config, tmp_path, True, 10, {"random": {1, 2}})
+    setup = worker_setup(config, tmp_path, True, 10, {"random": {1, 2}}, 2)
     data = pickle.dumps(setup)
     assert setup.config.seed is None and seed.to_bytes(9, "little") not in data and str(seed).encode() not in data
 
