@@ -4,12 +4,14 @@ with cores").
 
 A match of fast bots is a conversation: the referee asks one bot, waits for its answer,
 tells the others, asks the next. Of its five processes (four bots and the referee) about
-one runs at any instant, so a match needs about one CPU (measured: 0.9 to 1.1 CPUs on
-this project's machines, ``bench/scaling.py``). A bot that thinks for its whole time
-budget makes its match need one CPU too: only the seat to play thinks. So the default is
-one match per CPU the arena may use: its affinity, capped by its cgroup's CPU quota.
-More jobs than that only make matches wait for a CPU, and their bots' clocks run
-while they wait: ``--jobs`` above it is allowed, with one warning.
+one runs at any instant, so a match needs about one CPU; the referee's polling
+(:mod:`arena.referee.eventloop`) would add up to one more, and is off in a league's
+workers unless every match has two CPUs. A bot that thinks for its whole time budget
+makes its match need one CPU too: only the seat to play thinks. So the default is one
+match per CPU the arena may use: its affinity, capped by its cgroup's CPU quota. More
+jobs than that only make matches wait for a CPU, and their bots' clocks run while they
+wait: ``--jobs`` above it is allowed, with one warning. Measurements:
+docs/performance.md, "Scaling with cores" (``bench/scaling.py``).
 """
 
 from __future__ import annotations

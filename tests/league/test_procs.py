@@ -267,3 +267,18 @@ def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path,
     assert sorted(json.loads(line)["match_id"] for line in (out / "results.jsonl").read_text().splitlines()) == \
         sorted(m.match_id for m in schedule(load_league(path)))
     assert logs(out) == logs(runs[1])
+
+
+def test_jobs_default_to_the_cpus_and_more_warn_once() -> None:
+    """One match per CPU the arena may use; more jobs are played, with one warning."""
+    from structlog.testing import capture_logs
+
+    from arena.league.cores import default_jobs, league_jobs
+    from arena.referee.eventloop import process_cpus
+
+    assert default_jobs() == process_cpus() and default_jobs(16) == 16 and default_jobs(1) == 1
+    with capture_logs() as events:
+        assert league_jobs(None, 3) == 3 and league_jobs(2, 3) == 2
+        assert league_jobs(97, 3) == 97 and league_jobs(97, 3) == 97
+    assert [e["event"] for e in events] == ["league.jobs_above_cpus"], events
+    assert "may use 3 CPUs" in events[0]["detail"]
