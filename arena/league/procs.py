@@ -212,6 +212,7 @@ class ProcessExecutor:
         self._attempts: dict[str, int] = {}
         self._idle_deaths = 0
         self._closing = False
+        self._abandon = False
         self._started = 0
         self._cpu = [0.0, 0.0]
         self._wake_r, self._wake_w = os.pipe()
@@ -255,7 +256,7 @@ class ProcessExecutor:
         while True:
             with self._lock:
                 if self._closing:
-                    return
+                    break
                 self._dispatch()
             ready = wait([self._wake_r, *(w.conn for w in self._workers)], timeout=1.0)
             if self._wake_r in ready:
@@ -263,6 +264,7 @@ class ProcessExecutor:
             for w in list(self._workers):
                 if w.conn in ready:
                     self._service(w)
+        self._shutdown()
 
     def _dispatch(self) -> None:
         for w in self._workers:
@@ -335,7 +337,7 @@ class ProcessExecutor:
         stops its bots and exits at once. A worker that does not exit is killed."""
         with self._lock:
             self._closing = True
-            abandon = any(w.job is not None for w in self._workers)
+            self._abandon = any(w.job is not None for w in self._workers)
             for _, fut, again in self._queue:
                 if again:
                     fut.set_exception(ClusterFault("the league stopped before the match was played again"))
@@ -343,7 +345,14 @@ class ProcessExecutor:
                     fut.cancel()
             self._queue.clear()
         os.write(self._wake_w, b"x")
-        self._thread.join()
+        self._thread.join()  # it stops the workers (_shutdown)
+        for fd in (self._wake_r, self._wake_w):
+            os.close(fd)
+
+    def _shutdown(self) -> None:
+        """Stop every worker, from the serving thread: a worker it started dies when the
+        thread that started it ends (PR_SET_PDEATHSIG), so the thread outlives them."""
+        abandon = self._abandon
         for w in self._workers:
             if abandon:
                 with contextlib.suppress(OSError):
@@ -365,8 +374,6 @@ class ProcessExecutor:
                         self._cpu[0] += value.referee_s
                         self._cpu[1] += value.bots_s
             w.conn.close()
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
 
     def cpu_use(self) -> CpuUse:
         """CPU seconds since the executor started (call after :meth:`close`): this
