@@ -10,7 +10,12 @@ the bots' (:attr:`arena.league.runner.LeagueRun.cpu`, from ``getrusage``). Two l
   (80 per pairing), one game to 40; the bots answer at once, so the arena's own cost
   per decision is what limits it;
 * ``think``: the search bot (bots/search, a fixed number of samples per searched
-  decision) against rulebot, 8 matches: the bots' thinking is what limits it.
+  decision) against rulebot, 20 matches: the bots' thinking is what limits it (on a
+  machine so busy that a decision reaches the bot's 300 ms cap, its play, and so the
+  hands, depend on the load).
+
+Each run's standings are compared with the ``--jobs 1`` run's (``same``): the league
+promises the same whatever ``--jobs`` is.
 
     python bench/scaling.py [--only fast,think] [--jobs 1,2] [--repeat 3] [--matches 80] [--checkout DIR]
 
@@ -37,7 +42,7 @@ from _machine import machine  # noqa: E402
 
 LEAGUES = {
     "fast": ([("random", "bots/random"), ("rulebot", "bots/rulebot"), ("trivial", "bench/bots/trivial")], 80),
-    "think": ([("search", "bots/search"), ("rulebot", "bots/rulebot")], 8),
+    "think": ([("search", "bots/search"), ("rulebot", "bots/rulebot")], 20),
 }
 
 LEAGUE = """
@@ -125,10 +130,13 @@ def main() -> None:
             cfg = Path(tmp) / f"{name}.toml"
             cfg.write_text(text, encoding="utf-8")
             for rnd in range(args.repeat):
-                base = None
+                base, first = None, None
                 for jobs in ladder:
                     rec: dict[str, object] = {"league": name, "round": rnd, "jobs": jobs,
                                               **play(cfg, Path(tmp) / f"{name}-{rnd}-{jobs}", jobs, args.checkout.resolve())}
+                    standings = json.loads((Path(tmp) / f"{name}-{rnd}-{jobs}" / "standings.json").read_text())
+                    first = first or standings
+                    rec["same"] = standings == first
                     hands = float(rec["hands"])  # type: ignore[arg-type]
                     hps = hands / float(rec["wall_s"])  # type: ignore[arg-type]
                     base = base or hps
@@ -140,7 +148,7 @@ def main() -> None:
                     print(f"{name:6} round {rnd} jobs {jobs:2}: {rec['matches']} matches, {rec['hands']} hands in "
                           f"{float(rec['wall_s']):6.2f} s: {rec['hands_per_s']:7.1f} hands/s, {rec['ratio']:5.2f}x "  # type: ignore[arg-type]
                           f"jobs 1; CPU per hand {rec['referee_ms_per_hand']} ms referee + {rec['bots_ms_per_hand']} ms "
-                          f"bots (load {rec['load']})", flush=True)
+                          f"bots; standings {'same' if rec['same'] else 'DIFFERENT'} (load {rec['load']})", flush=True)
     for rec in records:
         print(json.dumps(rec))
     summary: dict[str, dict[str, list[float]]] = {}
