@@ -64,6 +64,9 @@ MAX_IDLE_DEATHS = 3
 CLOSE_GRACE_S = 15.0
 """How long a worker has to stop its bots and exit at the league's end, before SIGKILL."""
 
+QUEUED_PER_WORKER = 2
+"""Matches the league loop keeps submitted per worker (:meth:`ProcessExecutor.capacity`)."""
+
 WORKER_FIX = "find why the referee worker died (its stderr is above)"
 
 
@@ -226,8 +229,10 @@ class ProcessExecutor:
         return _Worker(self._setup, self._started)
 
     def capacity(self) -> int:
-        """The number of workers."""
-        return self._jobs
+        """Two matches per worker: the one it plays and its next, queued here, given to
+        it the moment it reports (by the serving thread, without a round trip through
+        the league loop: on a busy machine each wake-up on that path costs milliseconds)."""
+        return self._jobs * QUEUED_PER_WORKER
 
     def submit(self, m: ScheduledMatch) -> Future[Any]:
         """Queue ``m`` for the next idle worker."""

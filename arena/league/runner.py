@@ -502,7 +502,12 @@ class _LeagueLoop:
                     # Nothing running and no room: a cluster without nodes; wait for one.
                     finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in finished:
-                        self._finished(running.pop(fut), fut, writer, executor)
+                        m = running.pop(fut)
+                        if not fut.cancelled():  # a cancelled match never started: --resume plays it
+                            self._finished(m, fut, writer, executor)
+                    if self.stop.is_set() and isinstance(executor, ProcessExecutor):
+                        for fut in running:
+                            fut.cancel()  # those it holds queued for its workers: a stop starts no new match
                     if self.on_cluster is not None and (status := executor.status()) is not None:
                         self.on_cluster(status)
             except KeyboardInterrupt:
