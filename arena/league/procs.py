@@ -192,7 +192,8 @@ class _Worker:
                                             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
                                             process_group=0)  # not in the terminal's group: Ctrl-C is the parent's
         self.conn = Connection(ours.detach())
-        self.conn.send(setup)
+        with contextlib.suppress(OSError):  # died at once: the serving loop sees its socket close
+            self.conn.send(setup)
         self.number = number
         self.job: tuple[ScheduledMatch, Future[Any]] | None = None
         self.played = 0
@@ -258,6 +259,20 @@ class ProcessExecutor:
     # The serving thread: the only one that talks to the workers.
 
     def _serve(self) -> None:
+        try:
+            self._serve_until_closed()
+        except Exception as exc:  # never leave the league loop waiting on futures nobody serves
+            log.error("league.referees_failed", error=repr(exc))
+            with self._lock:
+                self._fail_all(f"the arena lost its referee workers ({exc!r})")
+                for w in self._workers:
+                    if w.job is not None and not w.job[1].done():
+                        w.job[1].set_exception(ClusterFault(f"match {w.job[0].match_id}: the arena lost its "
+                                                            f"referee workers ({exc!r})", fix=WORKER_FIX))
+                    w.job = None
+        self._shutdown()
+
+    def _serve_until_closed(self) -> None:
         while True:
             with self._lock:
                 if self._closing:
@@ -269,7 +284,6 @@ class ProcessExecutor:
             for w in list(self._workers):
                 if w.conn in ready:
                     self._service(w)
-        self._shutdown()
 
     def _dispatch(self) -> None:
         for w in self._workers:

@@ -221,7 +221,10 @@ def test_workers_that_keep_dying_stop_the_league_with_resume_advice(tmp_path: Pa
     def killer() -> None:
         while not stop.is_set():
             for pid in workers_of(os.getpid()):
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:  # it died since it was listed
+                    continue
                 kills.append(pid)
             time.sleep(0.005)
 
