@@ -75,6 +75,7 @@ bench: setup-dev
 	$(PY) bench/polling.py
 	$(PY) bench/strength.py --bot bots/rulebot --against random --pairs 50 --out $$(mktemp -d)/strength.jsonl
 	$(PY) bench/league.py
+	$(PY) bench/scaling.py
 	$(PY) bench/cluster.py
 	$(PY) bench/report.py
 	$(PY) bench/standings.py

@@ -16,6 +16,9 @@ import structlog
 LogFormat = Literal["console", "json"]
 LOG_FORMATS: tuple[LogFormat, ...] = ("console", "json")
 
+_configured: tuple[LogFormat, int] | None = None
+"""What :func:`configure_logging` was last called with (None: never)."""
+
 
 class _CurrentStderr:
     """Writes to whatever ``sys.stderr`` is at the time of the write, not at start: a
@@ -43,6 +46,8 @@ def configure_logging(fmt: LogFormat = "console", verbosity: int = 0) -> None:
     """
     if fmt not in LOG_FORMATS:
         raise ValueError(f"log format {fmt!r}: must be one of {', '.join(LOG_FORMATS)}")
+    global _configured
+    _configured = (fmt, verbosity)
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -67,3 +72,9 @@ def configure_logging(fmt: LogFormat = "console", verbosity: int = 0) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
+
+
+def current_logging() -> tuple[LogFormat, int] | None:
+    """The format and verbosity logging was configured with in this process (None: it
+    was not): a league's referee worker processes log as their parent does."""
+    return _configured

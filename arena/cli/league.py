@@ -71,7 +71,7 @@ def cluster_address(given: str, config_address: str | None) -> str:
 def league(
     config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="League file (TOML; see docs/league.md).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (must not exist, unless --resume).")],
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel (default: the file's jobs).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel, each refereed in a worker process of its own when more than one (default: the file's jobs, else the CPUs this process may use; see docs/league.md).")] = None,
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,

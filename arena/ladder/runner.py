@@ -138,7 +138,8 @@ def run_ladder(path: Path, limits: Limits, *, jobs: int | None = None, stop: thr
                 raise LadderError(f"{path}: {len(bad)} match row(s) fail their check (first: {bad[0].match_id}: "
                                   f"{bad[0].problem}); see mus ladder verify. Nothing was played")
             check_snapshots(ladder, ladder.store.active())
-            return _Loop(ladder, limits, jobs or ladder.config.jobs, stop or threading.Event(), on_match).run()
+            # Threads of this process: they do not scale like the league's referee workers, so one by default.
+            return _Loop(ladder, limits, jobs or ladder.config.jobs or 1, stop or threading.Event(), on_match).run()
         finally:
             ladder.close()
 

@@ -365,21 +365,24 @@ class RayCluster:
         return sum(math.floor(n["Resources"]["CPU"] / self.cpus_per_match + 1e-9) for n in nodes)
 
     def check(self) -> None:
-        """Refuse a cluster whose nodes are all too small for a match (a node that will
-        join later is waited for).
+        """Fit a match to a cluster whose nodes are all smaller than its reservation (a
+        laptop, a 2-CPU machine): the reservation is scaled down to the largest node's
+        CPUs, and the user told once; a node that will join later is waited for.
 
-        Raises:
-            LeagueError: every node has fewer CPUs than a match reserves.
+        The reservation is an upper bound on what a match uses: fast bots play in turn,
+        about one CPU for a whole match (docs/performance.md); a thinking bot then gets
+        less than its ``cpus_per_bot`` while it thinks.
         """
         nodes = self.nodes()
         if nodes and self.capacity(nodes) == 0:
             most = max(n["Resources"]["CPU"] for n in nodes)
             s = self.settings
-            raise LeagueError(
-                f"no node of the Ray cluster can hold a match: a match reserves {self.cpus_per_match:g} CPUs "
-                f"({self.config.rules.players} bots x cpus_per_bot {s.cpus_per_bot:g} + cpus_per_referee "
-                f"{s.cpus_per_referee:g}) and the largest node has {most:g}; lower them in [cluster], or add "
-                "larger nodes")
+            log.warning("cluster.reservation_scaled", reserved=self.cpus_per_match, largest_node=most,
+                        detail=f"a match reserves {self.cpus_per_match:g} CPUs ({self.config.rules.players} bots x "
+                               f"cpus_per_bot {s.cpus_per_bot:g} + cpus_per_referee {s.cpus_per_referee:g}) and the "
+                               f"largest node has {most:g}: each match reserves {most:g}, one per node at a time "
+                               "(larger nodes, or lower cpus_* in [cluster], to say otherwise)")
+            self.cpus_per_match = most
         if not nodes:
             log.warning("cluster.no_nodes", detail="no node with CPUs yet: waiting for one to join")
 
@@ -397,7 +400,7 @@ def open_cluster(config: LeagueConfig) -> Iterator[RayCluster]:
 
     Raises:
         LeagueError: Ray is missing, a bot cannot be shipped (a bot at an address, a
-            folder too large), the cluster cannot be reached, or no node can hold a match.
+            folder too large), or the cluster cannot be reached.
     """
     settings = config.cluster
     assert settings is not None

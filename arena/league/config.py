@@ -164,7 +164,8 @@ class LeagueConfig:
     decision_ms: int = 2000
     time_bank_ms: int = 120_000
     max_faults: int = 5
-    jobs: int = 1
+    jobs: int | None = None
+    """Matches in parallel; None: as many as this machine holds (:mod:`arena.league.cores`)."""
     runtime: Runtime = field(default_factory=Runtime)
     """How the matches are run for speed (:mod:`arena.runtime`)."""
     sandbox: str = "default"
@@ -388,7 +389,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
         decision_ms=integer(time_cfg, "decision_ms", 2000, 1, "time."),
         time_bank_ms=integer(time_cfg, "time_bank_ms", 120_000, 1, "time."),
         max_faults=integer(time_cfg, "max_faults", 5, 0, "time."),
-        jobs=integer(data, "jobs", 1, 1),
+        jobs=integer(data, "jobs", 1, 1) if "jobs" in data else None,
         runtime=runtime,
         sandbox=file_sandbox if sandbox is None else sandbox,
         fresh_processes=fresh,

@@ -9,6 +9,7 @@ hand log already in the league's ``logs/``.
 
 from __future__ import annotations
 
+import resource
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -22,7 +23,15 @@ from arena.league.schedule import ScheduledMatch
 class ClusterFault(RuntimeError):
     """The cluster, not a bot, failed: a node that cannot run a bot, a match lost more
     times than Ray retries it. The league stops (the matches recorded are kept) with this
-    message, and continues with ``--resume`` once the cluster is fixed."""
+    message, and continues with ``--resume`` once the cluster is fixed.
+
+    Local referee worker processes that keep dying stop the league the same way
+    (:mod:`arena.league.procs`), with their own ``fix``."""
+
+    def __init__(self, message: str, fix: str = "fix the cluster") -> None:
+        super().__init__(message)
+        self.fix = fix
+        """What the user should do before ``--resume``."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,28 @@ class ClusterStatus:
     """Matches submitted and not yet recorded (playing, or waiting for a node)."""
     capacity: int
     """Matches the cluster can play at once."""
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU seconds a league's run used on this machine, split by who used them."""
+
+    referee_s: float
+    """The arena's processes: the league loop and the referees."""
+    bots_s: float
+    """The bot processes."""
+
+
+def own_cpu() -> float:
+    """CPU seconds this process has used (user and system, every thread)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def children_cpu() -> float:
+    """CPU seconds this process's ended (and waited for) descendants used."""
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done.ru_utime + done.ru_stime
 
 
 class MatchExecutor(Protocol):
@@ -77,6 +108,7 @@ class LocalExecutor:
                  make_pool: Callable[[], ProcessPool | None]) -> None:
         self._jobs, self._play = jobs, play
         self._workers = PoolWorkers(jobs, make_pool)
+        self._since = own_cpu(), children_cpu()
 
     def capacity(self) -> int:
         """The number of jobs."""
@@ -98,3 +130,8 @@ class LocalExecutor:
     def close(self) -> None:
         """Let queued matches run (unless cancelled); each thread closes its pool."""
         self._workers.shutdown()
+
+    def cpu_use(self) -> CpuUse:
+        """CPU seconds since the executor started (call after :meth:`close`): this
+        process's as the referee's, its ended children's (the bots') as the bots'."""
+        return CpuUse(own_cpu() - self._since[0], children_cpu() - self._since[1])

@@ -31,8 +31,10 @@ import structlog
 from arena import boundedjson
 from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig, parse_seed
-from arena.league.executor import ClusterFault, ClusterStatus, LocalExecutor, MatchExecutor
+from arena.league.cores import league_jobs
+from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, LocalExecutor, MatchExecutor
 from arena.league.pool import MAX_MATCHES, PoolKey, ProcessPool
+from arena.league.procs import ProcessExecutor, worker_setup
 from arena.league.results_file import (
     RESULTS_FILE,
     ResultsCheck,
@@ -141,6 +143,9 @@ class LeagueRun:
     """Matches not tried because an entry's bot did not start in several matches in a
     row (:mod:`arena.league.breaker`): counted in the standings as start failures, not
     saved in results.jsonl (``--resume`` plays them)."""
+    cpu: CpuUse | None = None
+    """The CPU seconds of this run on this machine, the arena's and the bots' (None: on
+    a cluster)."""
 
     @property
     def start_failures(self) -> list[StartFailure]:
@@ -407,7 +412,12 @@ def run_league(
                                on_start, on_cluster)
 
             def local() -> MatchExecutor:
-                return LocalExecutor(max(1, jobs or config.jobs), loop.play, loop.pool_maker(reuse, max_process_matches))
+                # No more jobs than matches to play; one job referees in this process.
+                n = max(1, min(league_jobs(jobs or config.jobs), len(loop.pending)))
+                if n == 1:
+                    return LocalExecutor(1, loop.play, loop.pool_maker(reuse, max_process_matches))
+                setup = worker_setup(config, out_dir, reuse, max_process_matches, loop.entry_seeds, n)
+                return ProcessExecutor(n, setup)
 
             executor = (cluster.executor(out_dir, jobs, reuse, max_process_matches) if cluster is not None
                         else local)
@@ -441,7 +451,7 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
             saved = len(read_results(writer.path))
         except (OSError, LeagueError):
             saved = len(loop.results)
-        fix = ("free the space (or fix the device)" if loop.write_error else "fix the cluster")
+        fix = ("free the space (or fix the device)" if loop.write_error else loop.fault_fix)
         raise LeagueError(
             f"{loop.write_error or loop.cluster_fault}. The {saved} matches finished before are saved in "
             f"{writer.path}; {fix} and continue with --resume"
@@ -450,7 +460,20 @@ def _run_locked(loop: _LeagueLoop, make_executor: Callable[[], MatchExecutor]) -
                                  complete=len(loop.results) == loop.total)
     return LeagueRun(out_dir, standings, loop.results, loop.played,
                      interrupted=loop.stop.is_set() and len(loop.results) < loop.total, secret=loop.secret,
-                     failed=tuple(loop.failed), not_tried=tuple(loop.breaker.not_tried))
+                     failed=tuple(loop.failed), not_tried=tuple(loop.breaker.not_tried), cpu=loop.cpu)
+
+
+def play_scheduled(config: LeagueConfig, out_dir: Path, proc_pool: ProcessPool | None,
+                   m: ScheduledMatch) -> MatchOutcome:
+    """Play match ``m`` of the league in ``out_dir`` with ``proc_pool``'s processes, its
+    hand log in ``logs/``: the same on a worker thread and in a referee worker process."""
+    specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
+    mc = MatchConfig(
+        rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
+        time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
+    )
+    return run_match(specs, Seating(names), mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+                     runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
 
 class _LeagueLoop:
@@ -473,6 +496,8 @@ class _LeagueLoop:
         self.played = 0
         self.write_error = ""
         self.cluster_fault = ""
+        self.fault_fix = ""
+        self.cpu: CpuUse | None = None
         self.failed: list[tuple[str, str]] = []
         self.breaker = StartBreaker(config)  # stops starting an entry that keeps failing to (this run only)
         # The deals each entry has left to play (pending matches): a pooled process that
@@ -487,14 +512,7 @@ class _LeagueLoop:
 
     def play(self, proc_pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
         """Play match ``m`` (on a worker thread, with that thread's process pool)."""
-        config = self.config
-        specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
-        mc = MatchConfig(
-            rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
-            time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
-        )
-        return run_match(specs, Seating(names), mc, self.out_dir / "logs", bot_log_dir=self.out_dir / "bots",
-                         runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
+        return play_scheduled(self.config, self.out_dir, proc_pool, m)
 
     def pool_maker(self, reuse_processes: bool, max_process_matches: int) -> Callable[[], ProcessPool | None]:
         """What makes each local job's process pool (None: a process per seat and match)."""
@@ -524,7 +542,12 @@ class _LeagueLoop:
                     # Nothing running and no room: a cluster without nodes; wait for one.
                     finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in finished:
-                        self._finished(running.pop(fut), fut, writer, executor)
+                        m = running.pop(fut)
+                        if not fut.cancelled():  # a cancelled match never started: --resume plays it
+                            self._finished(m, fut, writer, executor)
+                    if self.stop.is_set() and isinstance(executor, ProcessExecutor):
+                        for fut in running:
+                            fut.cancel()  # those it holds queued for its workers: a stop starts no new match
                     if self.on_cluster is not None and (status := executor.status()) is not None:
                         self.on_cluster(status)
             except KeyboardInterrupt:
@@ -534,6 +557,8 @@ class _LeagueLoop:
                 raise
         finally:
             executor.close()
+            cpu_use = getattr(executor, "cpu_use", None)
+            self.cpu = cpu_use() if cpu_use is not None else None
 
     def _finished(self, m: ScheduledMatch, fut: Future[Any], writer: ResultsWriter, executor: MatchExecutor) -> None:
         """Record a match that ended (or log why it did not)."""
@@ -541,7 +566,7 @@ class _LeagueLoop:
             outcome = executor.outcome(m, fut)
         except ClusterFault as exc:
             self.stop.set()
-            self.cluster_fault = str(exc)
+            self.cluster_fault, self.fault_fix = str(exc), exc.fix
             log.error("league.cluster_fault", match_id=m.match_id, error=str(exc))
             return
         except OSError as exc:

@@ -172,6 +172,20 @@ def check_poll_us(poll_us: int) -> int:
     return poll_us
 
 
+_machine_referees = 1
+"""Matches refereed at once on this machine by the processes of one league (its
+``--jobs``; :func:`share_cpus_with`)."""
+
+
+def share_cpus_with(referees: int) -> None:
+    """Tell this process that ``referees`` matches (itself included) are refereed at once
+    on the machine, each in its own process (a league's referee workers): a referee
+    polls only if every match can have two CPUs, one for its bots and one for its
+    polling; otherwise its polling takes the CPU another match's bots need (issue 30)."""
+    global _machine_referees
+    _machine_referees = max(1, referees)
+
+
 _LOOPS = threading.local()
 _refereeing = 0
 """How many matches this process is refereeing right now (a thread's nested match counts
@@ -215,8 +229,9 @@ def refereeing(poll_us: int = DEFAULT_POLL_US) -> Iterator[None]:
         with _refereeing_lock:
             _refereeing += 1
             counted = True
-        # One CPU: polling would hold the CPU the bot needs (see the module docstring).
-        selector.spin_s, selector.enabled, selector.score = poll_us / 1e6, process_cpus() >= 2, 1.0
+        # One CPU (per match of the machine): polling would hold the CPU a bot needs (see
+        # the module docstring).
+        selector.spin_s, selector.enabled, selector.score = poll_us / 1e6, process_cpus() >= 2 * _machine_referees, 1.0
         yield
     finally:
         selector.spin_s, selector.enabled = before

@@ -220,3 +220,29 @@ def test_a_connection_made_before_the_league_is_warned_about(tmp_path: Path, mon
         with capture_logs() as logs, cluster_mod.open_cluster(config) as cluster:
             assert cluster.capacity(cluster.nodes()) == 1  # 8 CPUs: one match of 5 (4 bots, a referee)
         assert {e["event"] for e in logs if e["log_level"] == "warning"} == expected, logs
+
+
+def test_a_machine_smaller_than_a_match_plays_with_the_reservation_scaled(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 2-CPU machine and the default reservation of 5 CPUs: the league plays, one match
+    at a time reserving the 2 CPUs, with one warning saying so (issue 30); a node large
+    enough keeps the reservation."""
+    from types import SimpleNamespace
+
+    from structlog.testing import capture_logs
+
+    import arena.league.cluster as cluster_mod
+
+    config = load_league(league(tmp_path, "[cluster]"))
+    for cpus, reserved, warned in ((2.0, 2.0, True), (8.0, 5.0, False)):
+        ray = SimpleNamespace(
+            is_initialized=lambda: True,
+            get_runtime_context=lambda: SimpleNamespace(
+                runtime_env={"py_modules": ["x"], "env_vars": {"RAY_worker_niceness": "0"}}),
+            put=lambda data: object(),
+            nodes=lambda cpus=cpus: [{"Alive": True, "NodeID": "n1", "Resources": {"CPU": cpus}}])
+        monkeypatch.setattr(cluster_mod, "import_ray", lambda ray=ray: ray)
+        with capture_logs() as logs, cluster_mod.open_cluster(config) as cluster:
+            assert (cluster.cpus_per_match, cluster.capacity(cluster.nodes())) == (reserved, 1)
+        scaled = [e for e in logs if e["event"] == "cluster.reservation_scaled"]
+        assert len(scaled) == warned and (not warned or "largest node has 2" in scaled[0]["detail"]), logs

@@ -312,6 +312,18 @@ def test_a_process_with_one_cpu_does_not_poll(polls: list[int], monkeypatch: pyt
     assert polls[0] == 0
 
 
+@pytest.mark.parametrize(("cpus", "referees", "polled"), [(2, 1, True), (2, 2, False), (16, 8, True), (16, 9, False)])
+def test_a_league_worker_polls_only_with_two_cpus_per_match(polls: list[int], monkeypatch: pytest.MonkeyPatch,
+                                                             cpus: int, referees: int, polled: bool) -> None:
+    """A league's referee worker processes (issue 30): a referee polls only if each match
+    refereed on the machine at once has two CPUs, else its polling takes a bot's CPU."""
+    monkeypatch.setattr(eventloop, "process_cpus", lambda: cpus)
+    monkeypatch.setattr(eventloop, "_machine_referees", 1)
+    eventloop.share_cpus_with(referees)
+    _in_thread(_referee_a_short_wait)
+    assert (polls[0] > 0) is polled
+
+
 @pytest.mark.parametrize("bad", [-1, MAX_POLL_US + 1, True, 0.5])
 def test_a_bad_window_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="polling window"):
