@@ -3,9 +3,10 @@
 The same keys as a league file (docs/league.md) and the same parser
 (:func:`arena.league.config.load_league`, so the same checks and the same messages with
 file, line and field): ``[rules]``, ``[time]``, ``[sandbox]``, ``duplicate``, ``jobs``,
-``fresh_processes``, ``name``. What a ladder decides itself is refused: ``[[entry]]``
+``fresh_processes``, ``name``, ``[limits]``. What a ladder decides itself is refused: ``[[entry]]``
 (entries are added with ``mus ladder add``), ``matches_per_pairing`` (matchmaking
-chooses the pairings), ``[cluster]`` (not yet for ladders). Two differences:
+chooses the pairings), ``[cluster]`` (not yet for ladders), ``[standings]`` (an anchor
+names an entry; a ladder's versions come and go). Two differences:
 
 * the sandbox is **strict** unless the file says ``[sandbox] mode = "default"``: a
   ladder runs code from many authors for weeks;
@@ -28,6 +29,8 @@ REFUSED = {
     "entry": "a ladder file has no [[entry]]: add entries with mus ladder add",
     "matches_per_pairing": "a ladder has no fixed pairings: matchmaking chooses them (mus ladder run)",
     "cluster": "a ladder runs on this machine (--jobs); [cluster] is for leagues",
+    "standings": "a ladder's ratings are not anchored ([standings] anchor is for leagues): its versions come and "
+                 "go, and its ratings are centred on 1500",
 }
 _PLACEHOLDERS = '\n\n[[entry]]\nname = "_ladder_a"\nbot = "127.0.0.1:1"\n\n[[entry]]\nname = "_ladder_b"\nbot = "127.0.0.1:1"\n'
 """Appended to the text given to the league parser, which wants two entries: after the
