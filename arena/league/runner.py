@@ -169,6 +169,9 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "sandbox": sandbox.protections(config.sandbox),
         "fresh_processes": config.fresh_processes,
         "cluster": config.cluster.to_json() if config.cluster is not None else None,
+        # The standings' scale ([standings] anchor): what mus report needs to compute them
+        # as the league does while it runs (no standings.json yet).
+        "standings": {"anchor": config.anchor, "anchor_rating": config.anchor_rating},
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
