@@ -33,7 +33,7 @@ from typing import Any
 
 import structlog
 
-from arena.ladder.settings import load_settings
+from arena.ladder.settings import granted, load_settings
 from arena.ladder.store import DB_FILE, BadRow, LadderError, LadderStore, Version, now
 from arena.league.config import LeagueConfig, LeagueConfigError
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, read_secret
@@ -184,6 +184,10 @@ def add_version(ladder: Ladder, entry: str, source: Path, note: str = "",
         spec = load_spec(source)
     except ManifestError as exc:
         raise LadderError(f"{source}: not a bot folder: {exc}") from None
+    try:  # what the settings do not grant is refused now, not at every match of the run
+        granted(ladder.config, spec)
+    except ManifestError as exc:
+        raise LadderError(f"{entry}: {exc}") from None
     if not isinstance(spec, BotManifest):
         raise LadderError(f"{source}: its bot.toml names a bot at an address; a ladder's entries are folders it "
                           "runs itself (under its sandbox)")

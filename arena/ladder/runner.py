@@ -32,7 +32,7 @@ import structlog
 
 from arena.ladder.folder import Ladder, open_ladder, tree_digest
 from arena.ladder.matchmaking import estimates, meetings, narrow_enough, plan_pairs
-from arena.ladder.settings import for_match
+from arena.ladder.settings import for_match, granted
 from arena.ladder.store import LadderError, Version
 from arena.league.executor import LocalExecutor
 from arena.league.pool import MAX_MATCHES, ProcessPool
@@ -162,8 +162,8 @@ class _Loop:
         for v in versions:
             if v.id not in self.specs:
                 try:
-                    self.specs[v.id] = load_spec(self.ladder.path / v.snapshot)
-                except ManifestError as exc:
+                    self.specs[v.id] = granted(self.ladder.config, load_spec(self.ladder.path / v.snapshot))
+                except ManifestError as exc:  # GrantError too: a version added before grants were checked
                     raise LadderError(f"{v.id}: its snapshot's manifest cannot be read: {exc}") from None
 
     def play(self, pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:

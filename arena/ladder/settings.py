@@ -3,9 +3,10 @@
 The same keys as a league file (docs/league.md) and the same parser
 (:func:`arena.league.config.load_league`, so the same checks and the same messages with
 file, line and field): ``[rules]``, ``[time]``, ``[sandbox]``, ``duplicate``, ``jobs``,
-``fresh_processes``, ``name``. What a ladder decides itself is refused: ``[[entry]]``
+``fresh_processes``, ``name``, ``[limits]``. What a ladder decides itself is refused: ``[[entry]]``
 (entries are added with ``mus ladder add``), ``matches_per_pairing`` (matchmaking
-chooses the pairings), ``[cluster]`` (not yet for ladders). Two differences:
+chooses the pairings), ``[cluster]`` (not yet for ladders), ``[standings]`` (an anchor
+names an entry; a ladder's versions come and go). Two differences:
 
 * the sandbox is **strict** unless the file says ``[sandbox] mode = "default"``: a
   ladder runs code from many authors for weeks;
@@ -21,12 +22,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.league.config import Entry, LeagueConfig, LeagueConfigError, load_league
-from arena.remote.manifest import BotSpec
+from arena.remote import grants
+from arena.remote.manifest import BotManifest, BotSpec
 
 REFUSED = {
     "entry": "a ladder file has no [[entry]]: add entries with mus ladder add",
     "matches_per_pairing": "a ladder has no fixed pairings: matchmaking chooses them (mus ladder run)",
     "cluster": "a ladder runs on this machine (--jobs); [cluster] is for leagues",
+    "standings": "a ladder's ratings are not anchored ([standings] anchor is for leagues): its versions come and "
+                 "go, and its ratings are centred on 1500",
 }
 _PLACEHOLDERS = '\n\n[[entry]]\nname = "_ladder_a"\nbot = "127.0.0.1:1"\n\n[[entry]]\nname = "_ladder_b"\nbot = "127.0.0.1:1"\n'
 """Appended to the text given to the league parser, which wants two entries: after the
@@ -62,6 +66,29 @@ def load_settings(path: Path, default_name: str | None = None) -> LeagueConfig:
             raise LeagueConfigError(str(exc).replace(str(check), str(path))) from None
     name = data.get("name", default_name or path.stem)
     return replace(config, name=str(name), entries=(), source=path)
+
+
+def granted(config: LeagueConfig, spec: BotSpec) -> BotSpec:
+    """``spec`` (a version's manifest) as the ladder lets it run: the settings' ``[sandbox]
+    allow_env`` and ``[limits]`` ceilings applied, as a league applies its file's
+    (:func:`arena.remote.grants.apply`). The ladder reads its versions' manifests itself,
+    after :func:`load_settings`, so the grants are read again from the settings file
+    (checked by :func:`load_settings`, unchanged since the ladder's creation).
+
+    Raises:
+        GrantError: the manifest inherits a variable the settings do not grant, under strict.
+    """
+    if not isinstance(spec, BotManifest):
+        return spec
+    data: dict[str, object] = {}
+    if config.source is not None:
+        with open(config.source, "rb") as f:
+            data = tomllib.load(f)
+    table = data.get("sandbox")
+    names = grants.env_names(table.get("allow_env", [])) if isinstance(table, dict) else None
+    limits, _ = grants.limits_table(data.get("limits", {}))
+    ceilings = grants.ceilings(config.sandbox, *([limits] if limits is not None else []))
+    return grants.apply(spec, config.sandbox, grants.Grants(names or frozenset(), ceilings))
 
 
 def for_match(config: LeagueConfig, specs: dict[str, BotSpec]) -> LeagueConfig:

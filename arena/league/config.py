@@ -6,7 +6,8 @@
     seed = 7                     # optional; without it each run draws a 128-bit secret
     matches_per_pairing = 4      # per pair of entries; seats are swapped between matches
     duplicate = true             # every deal seed played twice, teams exchanging seats
-    jobs = 1
+    jobs = 1                     # default: the CPUs the arena may use (docs/league.md)
+    fresh_processes = false      # true: a new process per seat and match (default: kept)
 
     [rules]                      # docs/rules.md §12 keys (defaults otherwise)
     target_points = 30
@@ -16,13 +17,16 @@
     time_bank_ms = 120000
     max_faults = 5
 
-    fresh_processes = false      # true: a new process per seat and match (default: kept)
     [sandbox]
     mode = "default"             # or "strict": see arena/remote/sandbox.py
     allow_env = ["CUDA_HOME"]    # variables any entry's manifest may inherit under strict
 
     [limits]                     # ceilings of every bot process's limits (0 = none);
     memory_mb = 4096             # under strict, the arena's defaults where not given
+
+    [standings]                  # optional: the rating scale pinned to an entry
+    anchor = "rulebot"
+    anchor_rating = 1000         # default 1500
 
     [cluster]                    # optional: run the matches on a Ray cluster (docs/cluster.md)
     address = "auto"             # "local", "auto", "host:port" or "ray://host:port"

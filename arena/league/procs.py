@@ -111,11 +111,13 @@ def _die_with_parent() -> None:
 def _on_sigterm(signum: int, frame: object) -> None:
     """Stop every bot of this worker, then exit, from a thread: the main thread may hold
     the bot registry's lock at this instant."""
+    from arena.remote import machine_view
     from arena.remote.process import stop_all_bots
 
     def stop() -> None:
         try:
             stop_all_bots()
+            machine_view.remove()  # os._exit runs no atexit handler, which would remove it
         finally:
             os._exit(128 + signal.SIGTERM)
 

@@ -169,6 +169,9 @@ def _config_snapshot(config: LeagueConfig) -> dict[str, Any]:
         "sandbox": sandbox.protections(config.sandbox),
         "fresh_processes": config.fresh_processes,
         "cluster": config.cluster.to_json() if config.cluster is not None else None,
+        # The standings' scale ([standings] anchor): what mus report needs to compute them
+        # as the league does while it runs (no standings.json yet).
+        "standings": {"anchor": config.anchor, "anchor_rating": config.anchor_rating},
         "entries": [
             {"name": e.name, "pair": list(e.pair) if e.pair else None, "bot": getattr(e.spec, "name", None)}
             for e in config.entries
@@ -545,6 +548,7 @@ class _LeagueLoop:
                         m = running.pop(fut)
                         if not fut.cancelled():  # a cancelled match never started: --resume plays it
                             self._finished(m, fut, writer, executor)
+                    self._drop_given_up(running)
                     if self.stop.is_set() and isinstance(executor, ProcessExecutor):
                         for fut in running:
                             fut.cancel()  # those it holds queued for its workers: a stop starts no new match
@@ -559,6 +563,17 @@ class _LeagueLoop:
             executor.close()
             cpu_use = getattr(executor, "cpu_use", None)
             self.cpu = cpu_use() if cpu_use is not None else None
+
+    def _drop_given_up(self, running: dict[Future[Any], ScheduledMatch]) -> None:
+        """Matches of an entry just given up that the executor holds queued, not started
+        (a referee worker process keeps two per worker): cancelled, and not tried as the
+        breaker's others, rather than each started and costing the bot's start timeout."""
+        if not self.breaker.given_up:
+            return
+        for fut, m in list(running.items()):
+            if (m.team0 in self.breaker.given_up or m.team1 in self.breaker.given_up) and fut.cancel():
+                del running[fut]
+                self.breaker.skip(m)
 
     def _finished(self, m: ScheduledMatch, fut: Future[Any], writer: ResultsWriter, executor: MatchExecutor) -> None:
         """Record a match that ended (or log why it did not)."""

@@ -157,6 +157,16 @@ def binds(runtime_root: Path) -> list[str]:
     return out
 
 
+def remove() -> None:
+    """Remove this process's fixed files now (a process about to leave by ``os._exit``,
+    which runs no ``atexit`` handler: a referee worker stopped by SIGTERM)."""
+    global _FOLDER
+    with _LOCK:
+        if _FOLDER is not None:
+            shutil.rmtree(_FOLDER, ignore_errors=True)
+            _FOLDER = None
+
+
 # ---------------------------------------------------------------------- seccomp
 
 # struct sock_filter { __u16 code; __u8 jt; __u8 jf; __u32 k; } (linux/filter.h)
@@ -209,4 +219,4 @@ def seccomp_fd() -> int:
     return read
 
 
-__all__ = ["DENIED", "MASKED", "binds", "contents", "seccomp_fd", "seccomp_program"]
+__all__ = ["DENIED", "MASKED", "binds", "contents", "remove", "seccomp_fd", "seccomp_program"]

@@ -65,10 +65,13 @@ HOME_INSIDE = "/home/bot"
 TMPFS_BYTES = 64 * 1024 * 1024
 """Size of each private tmpfs of a strict bot (/tmp, /dev/shm, home): tmpfs is memory."""
 
-SDK_PACKAGES = ("mus_core", "mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions")
+SDK_PACKAGES = ("mus_core", "mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions",
+                "mus_rl", "numpy", "numpy.libs")
 """What a Python bot may import besides the standard library under ``strict``: the SDK,
 the generated stubs, and what they need (``mus_core``: the game's vocabulary, which the SDK
-imports). ``google._upb`` is protobuf's compiled core:
+imports); the SDK's ``rl`` extra when the arena has it (``mus_rl`` and ``numpy``, which
+``bots/learned`` imports; ``numpy.libs`` is not a package but the folder of a numpy
+wheel's compiled libraries, beside it). ``google._upb`` is protobuf's compiled core:
 without it protobuf falls back to pure Python, and a bot's decisions cost three times
 as much (measured with bench/protocol.py)."""
 SDK_DISTRIBUTIONS = ("grpcio", "protobuf", "mus-sdk")
@@ -591,6 +594,12 @@ def _python_binds() -> tuple[list[str], str]:
     if not str(base).startswith("/usr/"):
         binds += ["--ro-bind", str(base), str(base)]
     for name in SDK_PACKAGES:
+        if name.endswith(".libs"):  # a wheel's library folder, beside its package (its RPATH: $ORIGIN/../..)
+            package = importlib.util.find_spec(name.split(".")[0])
+            folder = Path(package.origin).parent.with_name(name) if package is not None and package.origin else None
+            if folder is not None and folder.is_dir():
+                binds += ["--ro-bind", str(folder.resolve()), str(Path(PYTHON_PATH_INSIDE, name))]
+            continue
         spec = importlib.util.find_spec(name)
         if spec is None:
             continue

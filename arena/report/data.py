@@ -15,6 +15,7 @@ until the count, which discards they made beyond how many, the señas it did not
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +204,7 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
         final = not (isinstance(standings, dict) and standings.get("complete", True) is False)
     except (OSError, ValueError):
         target = (config.get("rules") or {}).get("target_points")
-        standings = compute_standings(names, {}, results, target_points=target).to_json()
+        standings = compute_standings(names, {}, results, target_points=target, **_scale(config, names)).to_json()
         final = False
     if not isinstance(standings, dict):
         raise HandLogError(f"{out_dir / 'standings.json'}: not the standings this arena writes")
@@ -219,6 +220,18 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
                     for r in results},
         "rules": config.get("rules", {}), "duplicate": config.get("duplicate"),
     }
+
+
+def _scale(config: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The league's ``[standings] anchor`` as league.json records it (nothing for a league
+    of an arena that did not record it, or an anchor that is not one of its entries)."""
+    table = config.get("standings")
+    if not isinstance(table, dict) or table.get("anchor") not in names:
+        return {}
+    rating = table.get("anchor_rating")
+    if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating):
+        return {}
+    return {"anchor": str(table["anchor"]), "anchor_rating": float(rating)}
 
 
 def _results(path: Path, names: list[str]) -> list[dict[str, Any]]:

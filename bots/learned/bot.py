@@ -9,9 +9,14 @@ greedily (its most likely action), so a match replays the same.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from mus_rl.policy import LinearPolicy, PolicyBot
+try:
+    from mus_rl.policy import LinearPolicy, PolicyBot
+except ImportError as exc:  # numpy (the SDK's rl extra) missing: say so in one line, no traceback
+    sys.exit(f"learned: cannot import {exc.name or 'mus_rl'}: this bot needs the SDK's rl extra: "
+             "pip install 'mus-sdk[rl]' (docs/rl.md)")
 from mus_sdk import serve
 
 WEIGHTS = Path(os.environ.get("MUS_LEARNED_WEIGHTS", Path(__file__).resolve().parent / "weights.npz"))

@@ -1,0 +1,91 @@
+"""The start-failure breaker meets an executor that holds matches queued (the referee
+worker processes keep two per worker: issue 30): once an entry is given up, its matches
+still queued, not started, are not tried either; before, every one already handed to the
+executor was still started, each costing the start timeout of a bot that hangs."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from arena.league.config import load_league
+from arena.league.results_file import ResultsWriter
+from arena.league.runmatch import MatchOutcome, Seating, not_started_result
+from arena.league.runner import LeagueSecret, _LeagueLoop, league_identity
+from arena.league.schedule import ScheduledMatch
+from arena.referee.match import MatchConfig
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class QueueingExecutor:
+    """Holds up to 4 matches, as a 2-worker ProcessExecutor does, and finishes the oldest
+    once per turn of the league loop (when it asks for the status, after recording what
+    finished): deterministically, one at a time. Every match is one in which ``b``'s bot
+    did not start."""
+
+    def __init__(self, loop: _LeagueLoop) -> None:
+        self.loop = loop
+        self.pending: list[tuple[ScheduledMatch, Future[Any]]] = []
+        self.started: list[str] = []
+
+    def capacity(self) -> int:
+        return 4
+
+    def status(self) -> None:
+        while self.pending:
+            m, fut = self.pending.pop(0)
+            if fut.set_running_or_notify_cancel():  # a cancelled one is never started
+                self.started.append(m.match_id)
+                fut.set_result(self._failed(m))
+                break
+
+    def _failed(self, m: ScheduledMatch) -> MatchOutcome:
+        cfg = self.loop.config
+        _, names = cfg.seats(m.team0, m.team1)
+        errors = {seat: "bot b exited with code 1" for seat, name in enumerate(names) if name == "b"}
+        mc = MatchConfig(rules=cfg.rules, seed=m.seed, match_id=m.match_id)
+        text = "\n".join(f"S{s}: {e}" for s, e in sorted(errors.items()))
+        return MatchOutcome(m.match_id, Seating(names), not_started_result(mc, errors, text), Path("x.jsonl"),
+                            text, tuple(sorted(errors)))
+
+    def submit(self, m: ScheduledMatch) -> Future[Any]:
+        fut: Future[Any] = Future()
+        self.pending.append((m, fut))
+        return fut
+
+    def outcome(self, m: ScheduledMatch, fut: Future[Any]) -> MatchOutcome:
+        result: MatchOutcome = fut.result()
+        return result
+
+    def close(self) -> None:
+        return None
+
+
+def test_queued_matches_of_a_given_up_entry_are_not_started(tmp_path: Path) -> None:
+    (tmp_path / "l.toml").write_text(f"""
+seed = 3
+matches_per_pairing = 8
+[rules]
+target_points = 10
+games_to_win = 1
+[[entry]]
+name = "a"
+bot = "{REPO / 'bots' / 'random'}"
+[[entry]]
+name = "b"
+bot = "{REPO / 'tests' / 'cli' / 'bots' / 'broken'}"
+""")
+    config = load_league(tmp_path / "l.toml")
+    loop = _LeagueLoop(config, tmp_path, LeagueSecret(3, True, b"k" * 32), [], threading.Event(), None,
+                       on_cluster=lambda status: None)
+    writer = ResultsWriter(tmp_path / "results.jsonl", b"k" * 32, league_identity(config, loop.matches))
+    executor = QueueingExecutor(loop)
+    try:
+        loop.run(writer, lambda: executor)
+    finally:
+        writer.close()
+    assert len(executor.started) == 3, executor.started  # the three in a row, then no more
+    assert len(loop.results) == 3 and len(loop.breaker.not_tried) == 5
