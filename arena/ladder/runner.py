@@ -17,12 +17,10 @@ while it runs: each batch reads the active versions anew.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +35,7 @@ from arena.ladder.store import LadderError, Version
 from arena.league.executor import LocalExecutor
 from arena.league.pool import MAX_MATCHES, ProcessPool
 from arena.league.runmatch import MatchOutcome, Seating, run_match
+from arena.league.runner import folder_lock
 from arena.league.schedule import ScheduledMatch, derive_seed
 from arena.league.standings import Standings, compute_standings
 from arena.referee.match import MatchConfig
@@ -75,27 +74,14 @@ class LadderRun:
     """Matches the arena could not play (its defect, not a bot's): left planned, played next run."""
 
 
-@contextlib.contextmanager
-def ladder_lock(path: Path) -> Iterator[None]:
-    """The ladder's run lock: an exclusive ``flock`` on its folder (as a league's,
-    :func:`arena.league.runner.league_lock`), released by the system if the arena dies.
+def ladder_lock(path: Path) -> contextlib.AbstractContextManager[None]:
+    """The ladder's run lock (:func:`arena.league.runner.folder_lock`, as a league's).
 
     Raises:
-        LadderError: another run holds it.
+        LadderError: another run holds it, or the folder cannot be opened.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise LadderError(f"{path}: cannot open the ladder's folder: {exc.strerror or exc}") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LadderError(f"{path}: another mus ladder run is running on this ladder (it holds its lock); "
-                              "wait until it ends") from None
-        yield
-    finally:
-        os.close(fd)
+    return folder_lock(path, LadderError, "another mus ladder run is running on this ladder (it holds its lock); "
+                                          "wait until it ends")
 
 
 def standings_of(ladder: Ladder, names: list[str], results: list[dict[str, Any]]) -> Standings:

@@ -231,28 +231,37 @@ def _write_secret(out_dir: Path, secret: LeagueSecret) -> None:
 
 
 @contextlib.contextmanager
-def league_lock(out_dir: Path) -> Iterator[None]:
-    """Hold the exclusive lock of the league in ``out_dir`` for the ``with`` block: a
-    ``flock`` on the folder itself, so that taking it adds nothing to the folder (a
-    refused run leaves it as it was). Not inherited by bots (close-on-exec), and
-    released by the system if the arena dies.
+def folder_lock(folder: Path, fail: Callable[[str], Exception], busy: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` itself for the ``with`` block, so that
+    taking it adds nothing to the folder (a refused run leaves it as it was). Not
+    inherited by bots (close-on-exec), and released by the system if the arena dies.
 
     Raises:
-        LeagueError: another run holds it, or the folder cannot be opened.
+        Exception: ``fail(message)``: the folder cannot be opened, or another run holds
+            the lock (the message then ends with ``busy``).
     """
     try:
-        fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
-        raise LeagueError(f"{out_dir}: cannot open the folder to lock it: {exc.strerror or exc}") from None
+        raise fail(f"{folder}: cannot open the folder to lock it: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LeagueError(f"{out_dir}: another league is running in this folder (it holds the folder's "
-                              "lock); wait until it ends, or choose another --out") from None
+            raise fail(f"{folder}: {busy}") from None
         yield
     finally:
         os.close(fd)
+
+
+def league_lock(out_dir: Path) -> contextlib.AbstractContextManager[None]:
+    """The exclusive lock of the league in ``out_dir`` (:func:`folder_lock`).
+
+    Raises:
+        LeagueError: another run holds it, or the folder cannot be opened.
+    """
+    return folder_lock(out_dir, LeagueError, "another league is running in this folder (it holds the folder's "
+                                             "lock); wait until it ends, or choose another --out")
 
 
 def prepare_output(out_dir: Path, config: LeagueConfig,

@@ -5,58 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
-
-from arena.cli.main import app
-
-REPO = Path(__file__).resolve().parents[2]
-TRIVIAL = REPO / "bench" / "bots" / "trivial"
-RANDOM = REPO / "bots" / "random"
-RULEBOT = REPO / "bots" / "rulebot"
-
-SETTINGS = """\
-seed = 17
-duplicate = true
-jobs = 2
-
-[rules]
-players = 2
-target_points = 20
-games_to_win = 1
-
-[time]
-decision_ms = 2000
-time_bank_ms = 60000
-max_faults = 5
-
-[sandbox]
-mode = "default"
-"""
-"""Small games at a table of two (two bot processes a match, not four); the default
-sandbox (a strict bot costs a second more to start: the strict default is tested on
-its own)."""
-
-
-def mus(*args: str | Path) -> Result:
-    """``mus ARGS`` in this process."""
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def ok(*args: str | Path) -> str:
-    result = mus(*args)
-    assert result.exit_code == 0, f"mus {' '.join(map(str, args))}: exit {result.exit_code}\n{result.output}"
-    return result.output
-
-
-def make_ladder(root: Path, settings: str = SETTINGS) -> Path:
-    """A ladder with trivial, random and rulebot, nothing played."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "settings.toml").write_text(settings)
-    ladder = root / "ladder"
-    ok("ladder", "create", ladder, "--settings", root / "settings.toml")
-    for name, bot in (("trivial", TRIVIAL), ("random", RANDOM), ("rulebot", RULEBOT)):
-        ok("ladder", "add", ladder, name, bot)
-    return ladder
+from ladder_helpers import TRIVIAL, make_ladder, ok
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RANDOM, SETTINGS, TRIVIAL, mus, ok
+from ladder_helpers import RANDOM, SETTINGS, TRIVIAL, mus, ok
 
 from arena.handlog import read_log
 from arena.ladder.runner import ladder_lock

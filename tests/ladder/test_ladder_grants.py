@@ -8,7 +8,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from conftest import TRIVIAL, mus, ok
+from ladder_helpers import TRIVIAL, mus, ok
 
 from arena.ladder.folder import open_ladder
 from arena.ladder.runner import Limits, _Loop

@@ -9,7 +9,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from conftest import TRIVIAL, ok
+from ladder_helpers import TRIVIAL, ok
 
 SNOOP = Path(__file__).resolve().parent / "bots" / "snoop"
 

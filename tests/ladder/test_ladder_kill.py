@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO, make_ladder, ok
+from ladder_helpers import REPO, make_ladder, ok
 
 from arena.handlog import read_log
 

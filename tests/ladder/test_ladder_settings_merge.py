@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import mus
+from ladder_helpers import mus
 
 
 def test_a_standings_anchor_is_refused_in_the_ladders_words(tmp_path: Path) -> None:
