@@ -33,25 +33,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import engine as engine_bench
 from _machine import machine
-from mus_core.random_play import random_action
 from mus_core.rules import Rules
-from mus_core.state import MusState
 from mus_rl.pettingzoo_env import MusEnv
 
 
 def engine_rate(seconds: float, rules: Rules, seed: int) -> float:
-    """Engine actions per second."""
-    rng = random.Random(seed)
-    actions, m = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = MusState.new(rules, seed=seed + m)
-        m += 1
-        while not state.is_terminal:
-            state.apply(random_action(rng, state.legal_actions()))
-            actions += 1
-    return actions / (time.perf_counter() - start)
+    """Engine actions per second: bench/engine.py's random play."""
+    _, actions, _, elapsed = engine_bench.run(seconds, rules, seed)
+    return actions / elapsed
 
 
 def env_rate(seconds: float, rules: Rules, seed: int, observe: bool) -> float:
