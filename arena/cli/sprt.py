@@ -6,7 +6,9 @@ runner: the same secret seeds, hand logs, MAC-sealed ``results.jsonl``, folder l
 process pool and ``--jobs``. Deal ``d`` is played twice, the teams exchanging seats
 (matches ``2d`` and ``2d + 1``), and the pair is one observation of the test
 (:mod:`arena.league.sprt`). The test takes the pairs in deal order, so its verdict
-depends on the seed only, not on ``--jobs``.
+depends on the seed only, not on ``--jobs``. The run itself (settings, resume,
+``sprt.json``/``verdict.json``, the verdict) is :class:`arena.league.sprt_run.SprtRun`;
+this module parses the options and prints.
 
 Exit codes: 0 H1 accepted (NEW is better by ``elo1``); 1 H0 accepted (NEW is not better
 by ``elo1``; at best ``elo0``); 3 no verdict after ``--max-pairs`` pairs; 2 bad input,
@@ -15,14 +17,10 @@ an unusable folder, or a bot that did not start; 130 interrupted (``--resume`` c
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import shlex
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,12 +29,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena import boundedjson
 from arena.cli.common import (
     EXIT_BAD_INPUT,
-    EXIT_FAILURE,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     console,
     fail,
     protections_text,
@@ -47,48 +42,19 @@ from arena.cli.common import (
 )
 from arena.cli.match import load_rules
 from arena.cli.progress import match_line, print_start_failures
-from arena.engine import Rules
-from arena.league.config import Entry, LeagueConfig
 from arena.league.runmatch import MatchOutcome, start_failed_seats
 from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line, start_failures
-from arena.league.sprt import PairTracker, SprtParams, Verdict
-from arena.remote import grants
-from arena.remote.manifest import ManifestError, parse_bot_spec
+from arena.league.sprt_run import NEW, OLD, VERDICT_FILE, SprtError, SprtRun, fmt_elo, settings_for
 from arena.remote.process import stop_all_bots
-
-NEW, OLD = "new", "old"
-"""The two entries of the test's league (their names in the results and hand logs)."""
-SPRT_FILE = "sprt.json"
-"""The test's settings, written when it starts and checked on ``--resume``."""
-VERDICT_FILE = "verdict.json"
-EXIT_NO_VERDICT = 3
-"""``--max-pairs`` pairs were played and the test decided nothing."""
-DEFAULTS: dict[str, Any] = {
-    "elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_pairs": 3000,
-    "decision_ms": 2000, "time_bank_ms": 120_000, "max_faults": 5,
-}
-"""Why these: a change worth keeping in a Mus bot is worth tens of Elo per match
-(docs/league.md, "mus sprt"); elo1 = 20 decides in a few hundred to a thousand or so pairs
-(fewer when the twins split), an evening on two cores; 5% errors as fishtest."""
-
-
-def _bot_text(bot: str) -> str:
-    """A bot as stored in sprt.json: a path made absolute (a resume may run elsewhere), an address as is."""
-    path = Path(bot)
-    return str(path.resolve()) if path.exists() else bot
-
-
-def _fmt_elo(x: float) -> str:
-    return f"{round(x):+d}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 class SprtProgress:
-    """Follows the league runner's callbacks: feeds the pairs to the test (stopping the
+    """Follows the league runner's callbacks: feeds the matches to the test (stopping the
     run once it decides, or once a bot fails to start), shows a bar of the LLR between
     its bounds on a terminal, and a line per pair."""
 
-    def __init__(self, tracker: PairTracker, out_console: Console, stop: threading.Event, *, enabled: bool) -> None:
-        self.tracker = tracker
+    def __init__(self, run: SprtRun, out_console: Console, stop: threading.Event, *, enabled: bool) -> None:
+        self.run = run
         self.console = out_console
         self.stop = stop
         self.enabled = enabled
@@ -96,7 +62,7 @@ class SprtProgress:
         self.played = 0
         self.start_failed: list[dict[str, Any]] = []
         """This run's matches in which a bot did not start (they stop the test)."""
-        p = tracker.params
+        p = run.params
         self.bar = Progress(TextColumn("LLR {task.fields[llr]} [{task.fields[lower]}"), BarColumn(),
                             TextColumn("{task.fields[upper]}]"), TextColumn("{task.fields[status]}"),
                             TimeElapsedColumn(), console=out_console, disable=not self.bar_shown, transient=True)
@@ -116,9 +82,9 @@ class SprtProgress:
             self._add(str(rec["match_id"]), rec["team0"], rec.get("winner_team"), bool(start_failed_seats(rec)),
                       show=False)
         if saved and self.enabled:
-            self._print(Text(f"resuming: {len(saved)} matches already played; {self.status()}"))
+            self._print(Text(f"resuming: {len(saved)} matches already played; {self.run.status()}"))
         self._refresh()
-        if self.tracker.verdict is not Verdict.CONTINUE:
+        if self.run.decided:
             self.stop.set()  # decided before: nothing more to play
 
     def on_match(self, outcome: MatchOutcome, done: int, total: int) -> None:
@@ -135,80 +101,33 @@ class SprtProgress:
                   bool(outcome.start_failed), show=True)
 
     def _add(self, match_id: str, team0: str, winner: int | None, not_started: bool, *, show: bool) -> None:
-        k = int(match_id.rsplit("--", 1)[1])
-        new_side = 0 if team0 == NEW else 1
-        score = None if winner is None or not_started else (1.0 if winner == new_side else 0.0)
-        taken = self.tracker.add(k // 2, k % 2, score)
+        taken = self.run.add_match(match_id, team0, winner, not_started)
         for i, (deal, pair) in enumerate(taken, start=1):
             if show and self.enabled:
                 what = "void (a bot did not start, or a match was aborted)" if pair is None else \
                     f"{NEW} {round(2 * pair)}-{round(2 - 2 * pair)} {OLD}"
                 # The test's state after the last of the pairs this match completed.
-                self._print(Text(f"pair {deal + 1}: {what}" + (f"; {self.status()}" if i == len(taken) else "")))
-        if self.tracker.verdict is not Verdict.CONTINUE:
+                self._print(Text(f"pair {deal + 1}: {what}" + (f"; {self.run.status()}" if i == len(taken) else "")))
+        if self.run.decided:
             self.stop.set()
         self._refresh()
 
-    def status(self) -> str:
-        """The test so far: pairs and their outcomes, LLR and bounds, Elo with its 95% interval, LOS."""
-        t = self.tracker
-        c = t.counts
-        est = t.estimate()
-        p = t.params
-        void = f", {t.void} void" if t.void else ""
-        raw = sum(x * n for x, n in c.items()) / t.pairs if t.pairs else 0.5
-        return (f"pairs {t.pairs} (2-0: {c.get(1.0, 0)}, 1-1: {c.get(0.5, 0)}, 0-2: {c.get(0.0, 0)}{void}), "
-                f"score {raw:.3f}, LLR {t.llr:+.2f} [{p.lower:.2f}, {p.upper:.2f}], "
-                f"Elo {_fmt_elo(est.elo)} [{_fmt_elo(est.elo_low)}, {_fmt_elo(est.elo_high)}], LOS {100 * est.los:.1f}%")
-
     def _place(self, llr_value: float) -> int:
-        p = self.tracker.params
+        p = self.run.params
         return round(1000 * (min(max(llr_value, p.lower), p.upper) - p.lower) / (p.upper - p.lower))
 
     def _refresh(self) -> None:
-        est = self.tracker.estimate()
-        self.bar.update(self.task, completed=self._place(self.tracker.llr), llr=f"{self.tracker.llr:+.2f}",
-                        status=f"pairs {self.tracker.pairs}, Elo {_fmt_elo(est.elo)} "
-                               f"[{_fmt_elo(est.elo_low)}, {_fmt_elo(est.elo_high)}], LOS {100 * est.los:.1f}%")
+        tracker = self.run.tracker
+        est = tracker.estimate()
+        self.bar.update(self.task, completed=self._place(tracker.llr), llr=f"{tracker.llr:+.2f}",
+                        status=f"pairs {tracker.pairs}, Elo {fmt_elo(est.elo)} "
+                               f"[{fmt_elo(est.elo_low)}, {fmt_elo(est.elo_high)}], LOS {100 * est.los:.1f}%")
 
     def _print(self, line: Text) -> None:
         if self.bar_shown:
             self.console.print(line)
         else:
             typer.echo(line.plain)
-
-
-def _settings(new: str, old: str, given: dict[str, Any], rules: Rules | None, out: Path, resume: bool) -> dict[str, Any]:
-    """The test's settings: a fresh test's from the options (defaults where not given);
-    a resumed one's from ``sprt.json``, any option given again having to agree."""
-    if not resume:
-        settings = {"new": _bot_text(new), "old": _bot_text(old),
-                    **{k: DEFAULTS[k] if given.get(k) is None else given[k] for k in DEFAULTS}}
-        settings["rules"] = (rules or Rules()).to_mapping()
-        return settings
-    try:
-        stored: dict[str, Any] = boundedjson.read_file(out / SPRT_FILE)
-        if not isinstance(stored, dict):
-            raise ValueError("not a JSON object")
-    except FileNotFoundError:
-        fail(f"{out / SPRT_FILE}: missing: {out} holds no test of mus sprt to resume; run without --resume")
-    except (OSError, ValueError) as exc:
-        fail(f"{out / SPRT_FILE}: unreadable ({exc}); cannot resume")
-    asked = {"new": _bot_text(new), "old": _bot_text(old), **{k: v for k, v in given.items() if v is not None}}
-    if rules is not None:
-        asked["rules"] = rules.to_mapping()
-    for key, value in asked.items():
-        if stored.get(key) != value:
-            fail(f"{out}: the test started with {key} = {stored.get(key)!r}, not {value!r}: a test resumes with the "
-                 "settings it started with (changing its hypotheses or error rates after seeing results would void "
-                 f"its guarantees); give the same, or leave the option out. Settings: {out / SPRT_FILE}")
-    return stored
-
-
-def _write_json(path: Path, doc: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def sprt(
@@ -248,94 +167,62 @@ def sprt(
     rules = load_rules(rules_file, overrides) if rules_file is not None or any(v is not None for v in overrides.values()) else None
     given = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_pairs": max_pairs,
              "decision_ms": decision_ms, "time_bank_ms": time_bank_ms, "max_faults": max_faults}
-    settings = _settings(new, old, given, rules, out, resume)
-    params = SprtParams(settings["elo0"], settings["elo1"], settings["alpha"], settings["beta"])
     try:
-        params.check()
-    except ValueError as exc:
+        run = SprtRun(settings_for(new, old, given, rules, out, resume), sandbox=sandbox or "default")
+    except SprtError as exc:
         fail(str(exc))
-    try:
-        profile = sandbox or "default"
-        specs = (grants.ungranted(parse_bot_spec(settings["new"]), profile),
-                 grants.ungranted(parse_bot_spec(settings["old"]), profile))
-        run_rules = Rules.from_mapping(settings["rules"])
-    except (ManifestError, ValueError) as exc:
-        fail(str(exc))
-    protections = require_sandbox(profile)
-    config = LeagueConfig(
-        name="sprt", entries=(Entry(NEW, specs[0]), Entry(OLD, specs[1])), rules=run_rules, seed=given_seed,
-        matches_per_pairing=2 * settings["max_pairs"], duplicate=True, decision_ms=settings["decision_ms"],
-        time_bank_ms=settings["time_bank_ms"], max_faults=settings["max_faults"], jobs=jobs, sandbox=profile,
-        fresh_processes=fresh_processes)
+    protections = require_sandbox(run.sandbox)
+    config = run.league(seed=given_seed, jobs=jobs, fresh_processes=fresh_processes)
     if given_seed is not None:
         warn_given_seed(given_seed)
-    typer.echo(f"sprt {specs[0].name} (new) vs {specs[1].name} (old): elo0 {params.elo0:g}, elo1 {params.elo1:g}, "
-               f"alpha {params.alpha:g}, beta {params.beta:g}, at most {settings['max_pairs']} pairs; "
+    p = run.params
+    typer.echo(f"sprt {run.specs[0].name} (new) vs {run.specs[1].name} (old): elo0 {p.elo0:g}, elo1 {p.elo1:g}, "
+               f"alpha {p.alpha:g}, beta {p.beta:g}, at most {run.max_pairs} pairs; "
                f"{protections_text(protections)}", err=True)
-    tracker = PairTracker(params, settings["max_pairs"])
-    stop = threading.Event()
-    out_console = console()
-    shown = SprtProgress(tracker, out_console, stop, enabled=progress)
+    shown = SprtProgress(run, console(), threading.Event(), enabled=progress)
     known: list[LeagueSecret] = []
 
     def on_start(total: int, saved: list[dict[str, Any]]) -> None:
         if not resume:
-            _write_json(out / SPRT_FILE, settings)  # the folder is ours now (locked, prepared)
+            run.write_settings(out)  # the folder is ours now (locked, prepared)
         shown.on_start(total, saved)
 
     try:
         with sigterm_interrupts(), shown.shown():
-            run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
-                             on_secret=known.append, on_start=on_start)
+            run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=shown.stop,
+                       on_secret=known.append, on_start=on_start)
     except LeagueError as exc:
         _seed(known, out, err=True)
         fail(str(exc))
     except KeyboardInterrupt:
         stop_all_bots()
         words = ["mus", "sprt", new, old, "--out", str(out), "--resume"] + (["--sandbox", sandbox] if sandbox else [])
-        typer.echo(f"\ninterrupted: {tracker.deals_done} pairs counted, {shown.played} matches played in this run "
+        typer.echo(f"\ninterrupted: {run.tracker.deals_done} pairs counted, {shown.played} matches played in this run "
                    f"(matches that were running are played again); continue with: {shlex.join(words)}", err=True)
         _seed(known, out, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    code = _report(tracker, shown, out, settings)
+    code = _report(run, out)
     _seed(known, out, err=False)
     if shown.start_failed:
         print_start_failures(start_failures(shown.start_failed), in_league=True)
         fail("a bot did not start: the test stopped (a forfeit says nothing about strength). Fix the bot "
              "(mus check BOT shows why it fails) and continue with --resume: the pairs it touched are void",
              EXIT_BAD_INPUT)
-    del run
     raise typer.Exit(code)
 
 
-def _report(tracker: PairTracker, shown: SprtProgress, out: Path, settings: dict[str, Any]) -> int:
+def _report(run: SprtRun, out: Path) -> int:
     """Print the verdict, write verdict.json, return the exit code."""
-    p = tracker.params
-    est = tracker.estimate()
-    if tracker.verdict is Verdict.H1:
-        text, code = f"H1 accepted: {NEW} is better than {OLD} (by elo1 = {p.elo1:g} rather than elo0 = {p.elo0:g})", EXIT_OK
-    elif tracker.verdict is Verdict.H0:
-        text, code = (f"H0 accepted: {NEW} is not better than {OLD} by elo1 = {p.elo1:g} (rather elo0 = {p.elo0:g} "
-                      "or less)"), EXIT_FAILURE
-    elif tracker.exhausted:
-        text, code = f"no verdict: {settings['max_pairs']} pairs played and the LLR stayed within its bounds", EXIT_NO_VERDICT
-    else:
-        text, code = "no verdict yet: the test stopped before deciding", EXIT_BAD_INPUT
-    doc = {"verdict": tracker.verdict.value if not tracker.exhausted else "none",
-           "exit_code": code, "pairs": tracker.pairs, "void_pairs": tracker.void,
-           "counts": {"2-0": tracker.counts.get(1.0, 0), "1-1": tracker.counts.get(0.5, 0),
-                      "0-2": tracker.counts.get(0.0, 0)},
-           "llr": round(tracker.llr, 4), "lower": round(p.lower, 4), "upper": round(p.upper, 4),
-           "params": asdict(p), "estimate": {k: (v if not isinstance(v, float) or math.isfinite(v) else str(v))
-                                             for k, v in asdict(est).items()}}
+    outcome = run.outcome()
     try:
-        _write_json(out / VERDICT_FILE, doc)
+        run.write_verdict(out, outcome)
     except OSError as exc:
         typer.echo(f"warning: writing {out / VERDICT_FILE} failed: {exc.strerror or exc}", err=True)
-    typer.echo(shown.status())
-    typer.echo(f"{text}; Elo {_fmt_elo(est.elo)} (95% interval {_fmt_elo(est.elo_low)} to {_fmt_elo(est.elo_high)}), "
+    est = run.tracker.estimate()
+    typer.echo(run.status())
+    typer.echo(f"{outcome.text}; Elo {fmt_elo(est.elo)} (95% interval {fmt_elo(est.elo_low)} to {fmt_elo(est.elo_high)}), "
                f"LOS {100 * est.los:.1f}%; results in {out}/")
-    return code
+    return outcome.code
 
 
 def _seed(known: list[LeagueSecret], out: Path, *, err: bool) -> None:
