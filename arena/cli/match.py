@@ -25,7 +25,7 @@ from arena.cli.common import (
 )
 from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
-from arena.league.runmatch import Seating, run_match
+from arena.league.runmatch import MatchOutcome, OutFolderError, Seating, prepare_match_folder, run_match
 from arena.league.runner import SECRET_BITS, seed_line
 from arena.referee.match import MatchConfig
 from arena.remote import grants
@@ -86,27 +86,14 @@ def match(
         runtime = Runtime(poll_us=DEFAULT_POLL_US if poll_us is None else poll_us)
     except ValueError as exc:
         fail(str(exc))
-    n = rules.players
-    try:
-        specs = [_granted(parse_bot_spec(b), b, sandbox, allow_env or []) for b in bots]
-    except ManifestError as exc:
-        fail(str(exc))
-    if len(specs) == 2 and n >= 4:
-        specs = [specs[s & 1] for s in range(n)]
-    if len(specs) != n:
-        fail(f"give 2 bots or {n} (one per seat) for a {n}-player table, not {len(bots)}")
+    specs = _seat_specs(bots, rules.players, sandbox, allow_env or [])
     protections = require_sandbox(sandbox)
     # The match id is sent to the bots: it names the seed only when the user gave it.
     mid = match_id or (f"match-{given}" if given is not None else time.strftime("match-%Y%m%d-%H%M%S"))
     try:
-        created = not out.exists()
-        out.mkdir(parents=True, exist_ok=True)
-        if created:
-            out.chmod(0o700)  # the log holds the seed: not for bots run as another user
-    except OSError as exc:
-        fail(f"{out}: cannot create: {exc.strerror or exc}")
-    if (out / f"{mid}.jsonl").exists():
-        fail(f"{out / (mid + '.jsonl')} exists; choose another --out or --match-id")
+        log_path = prepare_match_folder(out, mid)
+    except OutFolderError as exc:
+        fail(str(exc))
     if given is not None:
         warn_given_seed(given)
     match_seed = given if given is not None else secrets.randbits(SECRET_BITS)
@@ -116,41 +103,60 @@ def match(
     config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
     # The hands are shown from the log as it is written: what is shown is what is logged.
-    shown: AbstractContextManager[object] = Watching(out / f"{mid}.jsonl", lambda line: typer.echo(line, err=json_out)) if watch else nullcontext()
+    shown: AbstractContextManager[object] = Watching(log_path, lambda line: typer.echo(line, err=json_out)) if watch else nullcontext()
     try:
         with sigterm_interrupts(), shown:
             outcome = run_match(specs, Seating(tuple(s.name for s in specs)), config, out, runtime=runtime,
                                 sandbox=sandbox)
     except KeyboardInterrupt:
         stop_all_bots()
-        typer.echo(f"\ninterrupted; finished hands are in {out / (mid + '.jsonl')}", err=True)
+        typer.echo(f"\ninterrupted; finished hands are in {log_path}", err=True)
         typer.echo(seed_line(match_seed, secret_path), err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as exc:
         typer.echo(seed_line(match_seed, secret_path), err=True)
         fail(f"writing the hand log in {out} failed: {exc.strerror or exc}; the hands written before are kept")
-    res = outcome.result
-    if json_out:
-        typer.echo(json.dumps(outcome.to_json(), indent=2))
-    else:
-        names = outcome.seating.teams
-        winner = f"team {res.winner_team} ({' + '.join(names[res.winner_team])})" if res.winner_team is not None else "nobody"
-        # A start failure's detail is every seat's error: the summary below quotes it once.
-        detail = f": {res.detail}" if res.detail and not outcome.start_failed else ""
-        typer.echo(f"{mid}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
-                   f"{res.reason}{detail}")
-        for f in res.faults:
-            typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
-        # Where to look next: a faulting bot's stderr holds its tracebacks and logs.
-        for seat in sorted({f.seat for f in res.faults}):
-            if seat < len(outcome.stderr_logs) and (path := outcome.stderr_logs[seat]) is not None:
-                typer.echo(f"  S{seat} ({outcome.seating.seats[seat]}) stderr: {path}")
-        typer.echo(f"hand log: {outcome.log_path}")
+    _print_outcome(outcome, json_out)
     # After the match only: a bot must not learn the seed while it plays.
     typer.echo(seed_line(match_seed, secret_path), err=json_out)
     print_start_failures(match_start_failures(outcome), in_league=False)
-    if outcome.start_error and res.hands == 0:
+    if outcome.start_error and outcome.result.hands == 0:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _seat_specs(bots: list[str], players: int, sandbox: str, allow_env: list[str]) -> list[BotSpec]:
+    """One spec per seat from the bots given (two: each team two processes of one bot);
+    a bot that does not load, or the wrong number of bots, exits 2."""
+    try:
+        specs = [_granted(parse_bot_spec(b), b, sandbox, allow_env) for b in bots]
+    except ManifestError as exc:
+        fail(str(exc))
+    if len(specs) == 2 and players >= 4:
+        specs = [specs[s & 1] for s in range(players)]
+    if len(specs) != players:
+        fail(f"give 2 bots or {players} (one per seat) for a {players}-player table, not {len(bots)}")
+    return specs
+
+
+def _print_outcome(outcome: MatchOutcome, json_out: bool) -> None:
+    """The result on stdout: as JSON, or a line with the faults and where their bots' stderr went."""
+    res = outcome.result
+    if json_out:
+        typer.echo(json.dumps(outcome.to_json(), indent=2))
+        return
+    names = outcome.seating.teams
+    winner = f"team {res.winner_team} ({' + '.join(names[res.winner_team])})" if res.winner_team is not None else "nobody"
+    # A start failure's detail is every seat's error: the summary below quotes it once.
+    detail = f": {res.detail}" if res.detail and not outcome.start_failed else ""
+    typer.echo(f"{outcome.match_id}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
+               f"{res.reason}{detail}")
+    for f in res.faults:
+        typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
+    # Where to look next: a faulting bot's stderr holds its tracebacks and logs.
+    for seat in sorted({f.seat for f in res.faults}):
+        if seat < len(outcome.stderr_logs) and (path := outcome.stderr_logs[seat]) is not None:
+            typer.echo(f"  S{seat} ({outcome.seating.seats[seat]}) stderr: {path}")
+    typer.echo(f"hand log: {outcome.log_path}")
 
 
 def _granted(spec: BotSpec, given: str, profile: str, allow_env: list[str]) -> BotSpec:

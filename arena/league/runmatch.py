@@ -93,6 +93,32 @@ def start_failed_seats(record: dict[str, Any]) -> list[int]:
     return sorted(seat_start_errors(record))
 
 
+class OutFolderError(Exception):
+    """A match's output folder that cannot be used; the message is one line for the user."""
+
+
+def prepare_match_folder(out_dir: Path, match_id: str) -> Path:
+    """Make ``out_dir`` ready for one match and return its hand log's path
+    (``<match_id>.jsonl``): a folder this creates is private (0700), because the log and
+    the secret next to it hold the seed and bots may run as another user; a log of that
+    name already there is never overwritten.
+
+    Raises:
+        OutFolderError: the folder cannot be created, or the log exists.
+    """
+    try:
+        created = not out_dir.exists()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if created:
+            out_dir.chmod(0o700)
+    except OSError as exc:
+        raise OutFolderError(f"{out_dir}: cannot create: {exc.strerror or exc}") from None
+    log_path = out_dir / f"{match_id}.jsonl"
+    if log_path.exists():
+        raise OutFolderError(f"{log_path} exists; choose another --out or --match-id")
+    return log_path
+
+
 def run_match(
     specs: Sequence[BotSpec],
     seating: Seating,
