@@ -1,26 +1,25 @@
-"""``mus check``: a conformance test for bot authors, in numbered steps (fastchess style);
-and re-asking a bot a logged seat's decisions (``mus replay --against``)."""
+"""``mus check``: a conformance test for bot authors, in numbered steps (fastchess style).
+
+It shares with ``mus replay --against`` (:mod:`arena.replay_against`) the bot process
+that knows whether it exited by itself (:class:`~arena.replay_against.CheckedProcess`)
+and the timed decision (:func:`~arena.replay_against.decide_timed`)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from arena import check_again
-from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
-from arena.handlog import HandLog
+from arena.engine import MusState, Rules
 from arena.players.local import RandomPlayer
 from arena.referee.eventloop import thread_loop
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -31,11 +30,12 @@ from arena.referee.player import (
     MatchStartInfo,
     Player,
 )
-from arena.referee.session import Faulted, MatchSession, Turn
+from arena.referee.session import Faulted, MatchSession
 from arena.remote import grants
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
+from arena.replay_against import CheckedProcess, decide_timed, exit_text, stderr_excerpt
 
 STEPS = (
     "starts",
@@ -61,8 +61,6 @@ CHECK_RANDOM_HANDS = 4
 does (a bot that never bids órdago never has to answer one); random play bids, raises
 and goes órdago at every turn."""
 CHECK_RANDOM_MATCHES = 3
-STDERR_TAIL_LINES = 10
-"""The last lines of a failing bot's stderr the check shows (after the first ten)."""
 
 
 @dataclass
@@ -76,12 +74,6 @@ class StepResult:
     warning: bool = False
     """Passed, but with something the author should know (step 9: play that depends on
     earlier matches, which a bot may want)."""
-
-
-def stderr_excerpt(process: BotProcess) -> list[str]:
-    """The start and the end of what a bot wrote to stderr, each line once, made
-    printable (:meth:`BotProcess.stderr_excerpt`, with this check's shorter end)."""
-    return process.stderr_excerpt(STDERR_TAIL_LINES)
 
 
 def _echo_stderr(echo: Callable[[str], None], process: BotProcess | None, whose: str = "bot") -> None:
@@ -117,35 +109,25 @@ def command_problem(command: str, workdir: Path, env_path: str | None) -> str:
     return ""
 
 
-def _exit_text(code: int) -> str:
-    if code >= 0:
-        return f"exited with code {code}"
-    try:
-        name = signal.Signals(-code).name
-    except ValueError:
-        name = f"signal {-code}"
-    return f"was killed by {name}"
+@dataclass
+class _Played:
+    """Step 6's matches so far: the last one's result and seats, and the totals."""
 
+    result: MatchResult | None = None
+    """The last match's result."""
+    seated: list[Any] = field(default_factory=list)
+    matches: int = 0
+    hands: int = 0
+    decisions: int = 0
+    """Decisions of the checked bot's processes (not of random play)."""
+    note: str = ""
+    """Where the last match was played (``, against random play``), for a message."""
 
-class _CheckedProcess(BotProcess):
-    """A bot process that remembers whether it had exited before the arena stopped it,
-    so that a failed step can say "the process exited with code N" only when the bot
-    exited by itself (not when the arena's SIGTERM ended it)."""
-
-    exited_by_itself: bool | None = None
-
-    def stop(self, grace_s: float = 2.0) -> None:
-        if self.exited_by_itself is None and self.proc is not None:
-            self.exited_by_itself = self.proc.poll() is not None
-        super().stop(grace_s)
-
-
-async def _decide_timed(bot: RemoteBot, turn: Turn) -> tuple[Decision, float]:
-    """The bot's decision and the seconds it took; a fault raises :class:`BotFault`."""
-    t0 = time.perf_counter()
-    await bot.send(turn, bot.encode(turn))
-    decision = await bot.receive(turn)
-    return decision, time.perf_counter() - t0
+    @property
+    def clean(self) -> bool:
+        """Whether the last match completed without a fault."""
+        assert self.result is not None, "no match played yet"
+        return not self.result.faults and self.result.reason is EndReason.COMPLETED
 
 
 def run_check(
@@ -195,7 +177,7 @@ class _Check:
             self.echo("(a bot at an address: steps 1, 2 and 8 are the launcher's, and 9 needs processes the check "
                       "starts: they are skipped)")
             return True
-        proc = _CheckedProcess(self.spec, self.logs, "check", sandbox=self.sandbox)
+        proc = CheckedProcess(self.spec, self.logs, "check", sandbox=self.sandbox)
         try:
             proc.spawn()
         except BotStartError as exc:
@@ -222,9 +204,9 @@ class _Check:
         except BotStartError as exc:
             detail = _first_line(exc)
             started = self.bot.process
-            if isinstance(started, _CheckedProcess) and started.proc is not None and started.proc.returncode is not None:
+            if isinstance(started, CheckedProcess) and started.proc is not None and started.proc.returncode is not None:
                 if started.exited_by_itself:
-                    detail = f"the process {_exit_text(started.proc.returncode)} before answering GetInfo ({detail})"
+                    detail = f"the process {exit_text(started.proc.returncode)} before answering GetInfo ({detail})"
                 else:
                     detail += " (the process was still running; the arena stopped it)"
             return self.step(3, False, detail)
@@ -240,7 +222,7 @@ class _Check:
         assert turn is not None
         self.loop.run_until_complete(bot.start_match(session.start_info(turn.seat)))
         try:
-            decision, took = self.loop.run_until_complete(_decide_timed(bot, turn))
+            decision, took = self.loop.run_until_complete(decide_timed(bot, turn))
         except BotFault as exc:
             return self.step(4, False, f"{exc.kind.value}: {exc.detail}")
         session.answer(decision, took)
@@ -268,60 +250,68 @@ class _Check:
                 short = _streams_at_once(players, self.decision_ms)
                 if short:
                     return self.step(6, False, short)
-            # A bot that ends its matches early (an órdago accepted in the first hand) would
-            # show little of its code in one match: matches are played, on new deals,
-            # until CHECK_MIN_HANDS hands or CHECK_MAX_MATCHES matches. Then, the bot at S0
-            # and S2, against random play, until CHECK_RANDOM_HANDS hands or
-            # CHECK_RANDOM_MATCHES matches.
-            hands = decisions = played = 0
-            seated: list[Any] = players
-            phases = ((players, CHECK_MIN_HANDS, CHECK_MAX_MATCHES, ""),
-                      (None, CHECK_RANDOM_HANDS, CHECK_RANDOM_MATCHES, ", against random play"))
-            note = ""
-            for fixed, min_hands, max_matches, against in phases:
-                if max_matches < 1:
-                    continue
-                phase_hands = phase_played = 0
-                note = against  # where the last match was played, for a failure's message
-                while True:
-                    seated = fixed or [bot, RandomPlayer(seed=played, name="random"), players[2],
-                                       RandomPlayer(seed=played + 100, name="random")]
-                    # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                    result = play_match(cast(Sequence[Player], seated), self._match_config(played),
-                                        on_hand=self.fresh_hands.append if played == 0 else None)
-                    played += 1
-                    phase_played += 1
-                    hands += result.hands
-                    phase_hands += result.hands
-                    decisions += sum(st.decisions for st, p in zip(result.seats, seated, strict=False)
-                                     if isinstance(p, RemoteBot))
-                    if result.faults or result.reason is not EndReason.COMPLETED:
-                        break
-                    if phase_hands >= min_hands or phase_played >= max_matches:
-                        break
-                if result.faults or result.reason is not EndReason.COMPLETED:
-                    break
-            else:
-                if isinstance(self.spec, BotManifest) and bot.ended_cleanly:
-                    self.again = self._play_first_match_again(players)
+            played = self._play_matches(players)
+            if played.clean and isinstance(self.spec, BotManifest) and bot.ended_cleanly:
+                self.again = self._play_first_match_again(players)
         finally:
             close_bots(players[1:])
-        faults = result.faults
-        where = f" (match {played}{note})" if played > 1 else ""
-        if faults:
-            culprit = getattr(seated[faults[0].seat], "process", None)
-            return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}{where}: {faults[0].detail}",
+        result, n = played.result, played.matches
+        assert result is not None
+        where = f" (match {n}{played.note})" if n > 1 else ""
+        if result.faults:
+            fault = result.faults[0]
+            culprit = getattr(played.seated[fault.seat], "process", None)
+            return self.step(6, False, f"{fault.kind.value} at S{fault.seat}{where}: {fault.detail}",
                              stderr_of=culprit if culprit is not None else bot.process)
         completed = result.reason is EndReason.COMPLETED
-        summary = (f"{decisions} decision{'s' * (decisions != 1)}, {hands} hand{'s' * (hands != 1)}"
-                   + (f" in {played} matches" if played > 1 else "")
-                   + (", against itself and random play" if note else ""))
+        summary = (f"{played.decisions} decision{'s' * (played.decisions != 1)}, "
+                   f"{played.hands} hand{'s' * (played.hands != 1)}"
+                   + (f" in {n} matches" if n > 1 else "")
+                   + (", against itself and random play" if played.note else ""))
         if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True
         return self.step(7, alive and bot.ended_cleanly,
                          "read every notification and closed its side of the stream" if alive and bot.ended_cleanly
                          else "the process exited" if not alive else "the stream did not end cleanly after the match end")
+
+    def _play_matches(self, players: list[RemoteBot]) -> _Played:
+        """Step 6's matches, until the first that does not complete cleanly.
+
+        A bot that ends its matches early (an órdago accepted in the first hand) would
+        show little of its code in one match: matches are played, on new deals, until
+        :data:`CHECK_MIN_HANDS` hands or :data:`CHECK_MAX_MATCHES` matches. Then, the bot
+        at S0 and S2, against random play, until :data:`CHECK_RANDOM_HANDS` hands or
+        :data:`CHECK_RANDOM_MATCHES` matches.
+        """
+        bot = self.bot
+        played = _Played()
+        phases = ((players, CHECK_MIN_HANDS, CHECK_MAX_MATCHES, ""),
+                  (None, CHECK_RANDOM_HANDS, CHECK_RANDOM_MATCHES, ", against random play"))
+        for fixed, min_hands, max_matches, against in phases:
+            if max_matches < 1:
+                continue
+            phase_hands = phase_played = 0
+            played.note = against  # where the last match was played, for a failure's message
+            while True:
+                n = played.matches
+                played.seated = fixed or [bot, RandomPlayer(seed=n, name="random"), players[2],
+                                          RandomPlayer(seed=n + 100, name="random")]
+                # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
+                result = play_match(cast(Sequence[Player], played.seated), self._match_config(n),
+                                    on_hand=self.fresh_hands.append if n == 0 else None)
+                played.result = result
+                played.matches += 1
+                phase_played += 1
+                played.hands += result.hands
+                phase_hands += result.hands
+                played.decisions += sum(st.decisions for st, p in zip(result.seats, played.seated, strict=False)
+                                        if isinstance(p, RemoteBot))
+                if not played.clean:
+                    return played
+                if phase_hands >= min_hands or phase_played >= max_matches:
+                    break
+        return played
 
     def _match_config(self, played: int) -> MatchConfig:
         """Step 6's match number ``played + 1`` (step 9 plays the first again)."""
@@ -389,209 +379,3 @@ def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
         f"mus check plays it against itself, so it must serve {len(players)} streams at once "
         f"(a gRPC server needs that many worker threads); see docs/protocol.md §1"
     )
-
-
-@dataclass
-class AgainstReport:
-    """What ``mus replay --against`` found: one line per decision worth reporting."""
-
-    asked: int = 0
-    """Decisions re-sent to the bot."""
-    lines: list[str] = field(default_factory=list)
-    differently: int = 0
-    """Legal, in-time answers that differ from the logged ones."""
-    illegal: int = 0
-    """Answers that are not legal (action or seña)."""
-    late: int = 0
-    """Decisions answered after their deadline, or not at all within it."""
-    faults: int = 0
-    """Other faults: a broken stream, an unreadable answer, another request's id."""
-    not_asked: int = 0
-    """Decisions not re-sent because the bot's stream broke before them (a failure)."""
-    bank_empty: int = 0
-    """Decisions not re-sent because the seat's time bank was empty in the log (the
-    referee did not ask them either: it played the default at once)."""
-    decision_ms: int = 0
-    time_bank_ms: int = 0
-    stderr: list[str] = field(default_factory=list)
-    """The start and end of the bot's stderr (kept when it misbehaved)."""
-
-    @property
-    def failed(self) -> bool:
-        """Whether anything was found (``mus replay`` then exits 1)."""
-        return bool(self.differently or self.illegal or self.late or self.faults or self.not_asked)
-
-
-def _logged_text(action: str, sena: str | None) -> str:
-    return action + (f" + seña {sena}" if sena else "")
-
-
-def _ask_again(report: AgainstReport, loop: asyncio.AbstractEventLoop, bot: RemoteBot, where: str, turn: Turn,
-               step: dict[str, Any]) -> str:
-    """Ask ``bot`` a logged turn again and report what it did; returns why its stream
-    broke ("" if it did not)."""
-    logged = _logged_text(str(step.get("action")), step.get("sena"))
-    if step.get("fault"):
-        logged = f"FAULT {step['fault'].get('kind')} (the referee played {logged})"
-    timing = turn.timing
-    try:
-        d, took = loop.run_until_complete(_decide_timed(bot, turn))
-    except BotFault as exc:
-        if exc.kind is FaultKind.TIMEOUT:
-            report.late += 1
-            report.lines.append(f"{where}: LATE: no answer within {timing.deadline_s * 1000:.0f} ms; logged {logged}")
-        else:
-            report.faults += 1
-            report.lines.append(f"{where}: FAULT {exc.kind.value}: {exc.detail}; logged {logged}")
-            if exc.kind is FaultKind.CRASH:
-                return exc.detail
-        return ""
-    _judge(report, where, turn.view, d, took, timing, logged)
-    return ""
-
-
-def _judge(report: AgainstReport, where: str, view: Observation, d: Decision, took: float, timing: DecisionTiming,
-           logged: str) -> None:
-    """Count and describe one answer the bot gave again: late, illegal, or not as logged."""
-    sena = d.sena.name.lower() if isinstance(d.sena, Sena) else None
-    now = _logged_text(str(d.action), sena)
-    if took > timing.deadline_s:
-        report.late += 1
-        report.lines.append(f"{where}: LATE: answered {now} after {took * 1000:.0f} ms "
-                            f"(deadline {timing.deadline_s * 1000:.0f} ms); logged {logged}")
-    elif not is_in(d.action, view.legal_actions):
-        report.illegal += 1
-        report.lines.append(f"{where}: ILLEGAL: {d.action} is not legal "
-                            f"(legal: {format_legal(view.legal_actions)}); logged {logged}")
-    elif d.sena is not None and d.sena not in view.legal_senas:
-        report.illegal += 1
-        report.lines.append(f"{where}: ILLEGAL seña {sena} (legal: "
-                            f"{', '.join(s.name.lower() for s in view.legal_senas) or 'none'}); logged {logged}")
-    elif now != logged:  # a logged fault never equals an answer
-        report.differently += 1
-        report.lines.append(f"{where}: logged {logged}, now {now}")
-
-
-class _OutOfSync(Exception):
-    """The log stops following from its seed here (a legacy or damaged log)."""
-
-
-def _logged_turns(log: HandLog, config: MatchConfig, names: Sequence[str]) -> Iterator[tuple[str, Turn | None, dict[str, Any]]]:
-    """The logged match played again by a session, fed the logged answers and times:
-    each logged step (``hand H step I``) with the turn the session gives for it, None for
-    a step the session played itself, as the referee did (the seat's bank was spent).
-
-    Raises:
-        _OutOfSync: the log no longer follows from its seed (``mus replay --verify`` says why).
-    """
-    session = MatchSession(config, names)
-    for rec in log.hands:
-        if rec.get("deal") != session.deal:  # the views asked would not be the match's
-            raise _OutOfSync(f"hand {rec.get('hand')}")
-        for i, step in enumerate(rec.get("steps", [])):
-            where = f"hand {rec.get('hand')} step {i}"
-            turn, logged_id = session.turn, step.get("id")
-            if turn is not None and isinstance(logged_id, int) and logged_id < turn.request_id:
-                yield where, None, step
-                continue
-            if turn is None or turn.seat != step.get("seat") or logged_id not in (None, turn.request_id):
-                raise _OutOfSync(where)
-            yield where, turn, step
-            try:
-                fault = step.get("fault")
-                kind = FaultKind(fault["kind"]) if fault else None
-                elapsed = min(float(step.get("ms") or 0.0) / 1000, turn.timing.deadline_s)
-                if kind is None or kind is FaultKind.ILLEGAL_SENA:  # the action counted
-                    sena = step.get("sena") if kind is None else None
-                    session.answer(Decision(Action.parse(step["action"]), Sena[sena.upper()] if sena else None), elapsed)
-                else:
-                    session.fault(kind, str(fault.get("detail", "")), elapsed)
-            except (KeyError, ValueError, TypeError, AttributeError):
-                raise _OutOfSync(where) from None
-            faulted = [e.fault.kind for e in session.events() if isinstance(e, Faulted) and e.fault.request_id == turn.request_id]
-            if faulted != ([kind] if kind is not None and kind is not FaultKind.ILLEGAL_SENA else []):
-                raise _OutOfSync(where)  # the session judged the logged answer otherwise
-
-
-def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
-    """Re-send ``seat``'s logged decision requests to a bot, with the logged time control,
-    and report where it answers differently, illegally or late.
-
-    The logged match is played again by a session (:func:`_logged_turns`), so each
-    request is what the seat was told in the match: the same view and request id, the
-    deadline ``min(decision_ms, bank left)`` and the bank left after the seat's logged
-    decision times. An answer counts as late past that deadline, as in a match.
-    """
-    header = log.header
-    report = AgainstReport(decision_ms=int(header.get("decision_ms", 2000)),
-                           time_bank_ms=int(header.get("time_bank_ms", 120_000)))
-    spec = parse_bot_spec(spec_text)
-    names = tuple(str(s.get("bot", "?")) for s in header.get("seats", []))
-    config = MatchConfig(rules=Rules.from_mapping(dict(header.get("rules", {}))), seed=int(header.get("seed", 0)),
-                         match_id=str(header.get("match_id")), decision_ms=report.decision_ms,
-                         time_bank_ms=report.time_bank_ms, max_faults=0, max_hands=2**62,
-                         first_dealer=header.get("first_dealer"))
-    broken = ""
-    with tempfile.TemporaryDirectory(prefix="mus-against-") as tmp:
-        bot = RemoteBot(spec, Path(tmp), "against")
-        process = None
-        try:
-            if isinstance(spec, BotManifest):
-                # Started here so that a crash can be told with the process's exit code.
-                process = _CheckedProcess(spec, Path(tmp), "against")
-                bot.process = process
-                process.spawn()
-            bot.connect()
-            loop = thread_loop()
-            loop.run_until_complete(bot.start_match(MatchStartInfo(
-                config.match_id, seat, config.rules, names, report.decision_ms, report.time_bank_ms)))
-            broken = _ask_seat(report, log, config, names, seat, loop, bot)
-            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
-            if broken and process is not None and process.proc is not None:
-                # The stream breaks the moment the bot dies, but its exit (through the
-                # launch wrappers, e.g. unshare's forked parent) is seen a moment later.
-                try:
-                    process.proc.wait(timeout=1.0)
-                except subprocess.TimeoutExpired:
-                    pass
-        finally:
-            close_bots([bot])
-        _conclude(report, bot, process, broken)
-    return report
-
-
-def _ask_seat(report: AgainstReport, log: HandLog, config: MatchConfig, names: tuple[str, ...], seat: int,
-              loop: asyncio.AbstractEventLoop, bot: RemoteBot) -> str:
-    """Ask the bot ``seat``'s logged turns, in order, until its stream breaks; returns
-    why it broke ("" if it did not)."""
-    broken = ""
-    try:
-        for where, turn, step in _logged_turns(log, config, names):
-            if step.get("seat") != seat:
-                continue
-            if turn is None:  # the referee did not ask either
-                report.bank_empty += 1
-            elif broken:  # nobody left to ask
-                report.not_asked += 1
-            else:
-                report.asked += 1
-                broken = _ask_again(report, loop, bot, where, turn, step)
-    except _OutOfSync as exc:
-        left = sum(s.get("seat") == seat for rec in log.hands for s in rec.get("steps", []))
-        left -= report.asked + report.not_asked + report.bank_empty
-        report.not_asked += left
-        report.lines.append(f"from {exc}, the log does not follow from its seed (see mus replay --verify): "
-                            f"{left} later decision(s) of S{seat} not asked")
-    return broken
-
-
-def _conclude(report: AgainstReport, bot: RemoteBot, process: _CheckedProcess | None, broken: str) -> None:
-    """The report's last line when the bot's stream broke (with its exit code, if it
-    exited by itself), and its stderr when it misbehaved."""
-    if broken:
-        exited = ""
-        if process is not None and process.exited_by_itself and process.proc is not None and process.proc.returncode is not None:
-            exited = f"the process {_exit_text(process.proc.returncode)}; "
-        report.lines.append(f"the bot's stream broke ({exited}{broken}): {report.not_asked} later decision(s) not asked")
-    if bot.process is not None and (report.illegal or report.late or report.faults or report.not_asked):
-        report.stderr = stderr_excerpt(bot.process) or ["(empty)"]

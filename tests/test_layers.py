@@ -30,7 +30,8 @@ LEVELS = {
     "remote": 3,      # bot processes, the sandbox, the gRPC client and encoder
     "players": 3,     # in-process players
     "runtime": 4,     # how matches run for speed
-    "check": 5,       # mus check, replay --against
+    "replay_against": 4,  # mus replay --against (and the bot process mus check shares)
+    "check": 5,       # mus check
     "league": 5,      # leagues and run_match
     "report": 6,      # the HTML report and the terminal's hand view (reads logs, leagues' outputs)
     "ladder": 7,      # ladders: their database, matchmaking, leaderboard (uses leagues and the report)

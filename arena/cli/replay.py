@@ -50,7 +50,7 @@ def _run(log: HandLog, log_file: Path, hand: int | None, seat: int | None, check
     if against is not None:
         if seat is None:
             fail("--against needs --seat (whose decisions to re-send)")
-        from arena.check import replay_against
+        from arena.replay_against import replay_against
 
         try:
             report = replay_against(log, seat, against)
