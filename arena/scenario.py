@@ -28,52 +28,26 @@ it does no I/O but :func:`load`.
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.engine import (
-    CARDS,
-    SUIT_CHARS,
-    Action,
     HandResult,
     IllegalActionError,
     IllegalSignalError,
     MusState,
     Rules,
-    Sena,
     format_legal,
-    parse_rank,
 )
 from arena.results import format_result, result_to_json
+from arena.scenario_script import ScenarioError, ScriptedStep, line_of, parse_actions, resolve_cards
 
 __all__ = [
     "Scenario", "ScenarioError", "ScenarioOutcome", "check", "format_result", "load", "outcome_to_json",
     "parse", "play", "result_to_json",
 ]
-
-
-class ScenarioError(ValueError):
-    """A malformed scenario, or a scripted action that is illegal; names field and line."""
-
-    def __init__(self, message: str, *, field: str | None = None, line: int | None = None) -> None:
-        self.field = field
-        self.line = line
-        where = ", ".join(x for x in (f"line {line}" if line else "", f"field {field}" if field else "") if x)
-        super().__init__(f"{where}: {message}" if where else message)
-
-
-@dataclass(frozen=True)
-class ScriptedStep:
-    """One scripted step: an action or a seña, with the seat named (if any) and its line."""
-
-    seat: int | None
-    action: Action | None
-    sena: Sena | None
-    line: int
-    text: str
 
 
 @dataclass
@@ -118,22 +92,6 @@ def load(path: str | Path) -> Scenario:
     return parse(text)
 
 
-def _line_of(text: str, key: str, section: str | None = None) -> int | None:
-    """Best-effort line number of ``key = ...`` (inside ``[section]`` when given)."""
-    in_section = section is None
-    for i, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if stripped.startswith("["):
-            in_section = section is None or stripped.strip("[] ") == section
-            continue
-        if in_section and re.match(rf"{re.escape(key)}\s*=", stripped):
-            return i
-    return None
-
-
-_SEAT_RE = re.compile(r"^S(\d+)\s+(.*)$", re.IGNORECASE)
-
-
 def parse(text: str) -> Scenario:
     """Parse scenario text (TOML).
 
@@ -146,7 +104,7 @@ def parse(text: str) -> Scenario:
         raise ScenarioError(f"not valid TOML: {exc}") from None
 
     def err(msg: str, fld: str, section: str | None = None, key: str | None = None) -> ScenarioError:
-        return ScenarioError(msg, field=fld, line=_line_of(text, key or fld.split(".")[-1], section))
+        return ScenarioError(msg, field=fld, line=line_of(text, key or fld.split(".")[-1], section))
 
     unknown = set(data) - {"name", "description", "rules", "hand", "expect"}
     if unknown:
@@ -156,7 +114,7 @@ def parse(text: str) -> Scenario:
         rules = Rules.from_mapping(dict(data.get("rules", {})))
     except ValueError as exc:
         fld = str(exc).split(":")[0]
-        raise ScenarioError(str(exc).split(": ", 1)[-1], field=fld, line=_line_of(text, fld.split(".")[-1], "rules")) from None
+        raise ScenarioError(str(exc).split(": ", 1)[-1], field=fld, line=line_of(text, fld.split(".")[-1], "rules")) from None
     hand = data.get("hand")
     if not isinstance(hand, dict):
         raise ScenarioError("missing [hand] table", field="hand")
@@ -164,7 +122,27 @@ def parse(text: str) -> Scenario:
     for k in hand:
         if k not in known:
             raise err(f"unknown key (known: {', '.join(sorted(known))})", f"hand.{k}", "hand", k)
-    n = rules.players
+    mano, seed, scores, games_won = _hand_numbers(hand, rules, err)
+    tokens, stock_tokens = _card_tokens(hand, rules.players, err)
+    hands, stock = resolve_cards(tokens, stock_tokens, err)
+    steps = parse_actions(hand.get("actions", ""), text, err)
+    return Scenario(
+        name=str(data.get("name", "")),
+        description=str(data.get("description", "")),
+        rules=rules,
+        mano=mano,
+        scores=scores,
+        games_won=games_won,
+        hands=hands,
+        stock=stock,
+        seed=seed,
+        steps=steps,
+        expect=_expect(data, err),
+    )
+
+
+def _hand_numbers(hand: dict[str, Any], rules: Rules, err: Any) -> tuple[int, int, tuple[int, int], tuple[int, int]]:
+    """``[hand]``'s ``mano``, ``seed``, ``scores`` and ``games_won``, each within its range."""
 
     def int_field(key: str, default: int, lo: int, hi: int) -> int:
         v = hand.get(key, default)
@@ -172,18 +150,19 @@ def parse(text: str) -> Scenario:
             raise err(f"must be an integer in {lo}..{hi}, not {v!r}", f"hand.{key}", "hand")
         return v
 
-    mano = int_field("mano", 0, 0, n - 1)
-    seed = int_field("seed", 0, 0, 2**63)
-
     def pair(key: str, hi: int) -> tuple[int, int]:
         v = hand.get(key, [0, 0])
         if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < hi for x in v)):
             raise err(f"must be two integers in 0..{hi - 1} (team 0, team 1), not {v!r}", f"hand.{key}", "hand")
         return (v[0], v[1])
 
-    scores = pair("scores", rules.target_points)
-    games_won = pair("games_won", rules.games_to_win)
+    mano = int_field("mano", 0, 0, rules.players - 1)
+    seed = int_field("seed", 0, 0, 2**63)
+    return mano, seed, pair("scores", rules.target_points), pair("games_won", rules.games_to_win)
 
+
+def _card_tokens(hand: dict[str, Any], n: int, err: Any) -> tuple[list[list[str]], list[str] | None]:
+    """The cards as written: four per seat (``hands``), and the ``stock`` if given."""
     raw_hands = hand.get("hands")
     if not isinstance(raw_hands, list) or len(raw_hands) != n:
         raise err(f"must list {n} hands, one per seat from S0", "hand.hands", "hand")
@@ -194,16 +173,17 @@ def parse(text: str) -> Scenario:
             raise err(f"seat S{i} must have 4 cards, got {h!r}", "hand.hands", "hand")
         tokens.append([str(t) for t in items])
     raw_stock = hand.get("stock")
-    stock_tokens: list[str] | None = None
-    if raw_stock is not None:
-        if isinstance(raw_stock, str):
-            stock_tokens = raw_stock.replace(",", " ").split()
-        elif isinstance(raw_stock, list):
-            stock_tokens = [str(t) for t in raw_stock]
-        else:
-            raise err("must be a string or a list of cards, from the top", "hand.stock", "hand", "stock")
-    hands, stock = _resolve_cards(tokens, stock_tokens, err)
-    steps = _parse_actions(hand.get("actions", ""), text, err)
+    if raw_stock is None:
+        return tokens, None
+    if isinstance(raw_stock, str):
+        return tokens, raw_stock.replace(",", " ").split()
+    if isinstance(raw_stock, list):
+        return tokens, [str(t) for t in raw_stock]
+    raise err("must be a string or a list of cards, from the top", "hand.stock", "hand", "stock")
+
+
+def _expect(data: dict[str, Any], err: Any) -> dict[str, Any]:
+    """The ``[expect]`` table, each expectation of a known kind and shape."""
     expect = data.get("expect", {})
     if not isinstance(expect, dict):
         raise err("must be a table", "expect")
@@ -218,111 +198,7 @@ def parse(text: str) -> Scenario:
             raise err(f"must be a string such as 'count', not {v!r}", "expect.ended_by", "expect", k)
         if k == "game_winner" and v not in (0, 1, -1, "none"):
             raise err(f"must be 0, 1 or \"none\", not {v!r}", "expect.game_winner", "expect", k)
-    return Scenario(
-        name=str(data.get("name", "")),
-        description=str(data.get("description", "")),
-        rules=rules,
-        mano=mano,
-        scores=scores,
-        games_won=games_won,
-        hands=hands,
-        stock=stock,
-        seed=seed,
-        steps=steps,
-        expect=expect,
-    )
-
-
-def _resolve_cards(tokens: list[list[str]], stock_tokens: list[str] | None, err: Any) -> tuple[list[list[int]], list[int] | None]:
-    """Exact cards first, then bare ranks take the lowest free suit."""
-    used: set[int] = set()
-    exact: dict[tuple[int, int], int] = {}
-    all_tokens = [(s, i, t) for s, toks in enumerate(tokens) for i, t in enumerate(toks)]
-    stock_list = stock_tokens or []
-    where = "hand.hands"
-    for s, i, t in all_tokens + [(-1, i, t) for i, t in enumerate(stock_list)]:
-        fld = where if s >= 0 else "hand.stock"
-        if len(t) >= 2 and t[-1].lower() in SUIT_CHARS and not t.isdigit():
-            try:
-                card = CARDS[parse_rank(t[:-1]) * 4 + SUIT_CHARS.index(t[-1].lower())]
-            except ValueError as exc:
-                raise err(str(exc), fld, "hand", fld.split(".")[1]) from None
-            if card in used:
-                raise err(f"card {card} appears twice", fld, "hand", fld.split(".")[1])
-            used.add(card)
-            exact[(s, i)] = card
-    hands: list[list[int]] = [[0] * 4 for _ in tokens]
-    stock: list[int] | None = [0] * len(stock_list) if stock_tokens is not None else None
-    for s, i, t in all_tokens + [(-1, i, t) for i, t in enumerate(stock_list)]:
-        fld = where if s >= 0 else "hand.stock"
-        found = exact.get((s, i))
-        if found is None:
-            try:
-                rank = parse_rank(t)
-            except ValueError as exc:
-                raise err(str(exc), fld, "hand", fld.split(".")[1]) from None
-            free = [r for r in range(rank * 4, rank * 4 + 4) if r not in used]
-            if not free:
-                raise err(f"no {t} left: a rank has only 4 cards", fld, "hand", fld.split(".")[1])
-            found = CARDS[free[0]]
-            used.add(found)
-        if s >= 0:
-            hands[s][i] = found
-        else:
-            assert stock is not None
-            stock[i] = found
-    if stock is not None and len(stock) != 40 - 4 * len(tokens):
-        raise err(f"the stock must hold the other {40 - 4 * len(tokens)} cards, got {len(stock)}", "hand.stock", "hand", "stock")
-    return hands, stock
-
-
-def _parse_actions(raw: Any, text: str, err: Any) -> list[ScriptedStep]:
-    if isinstance(raw, list):
-        lines = [str(x) for x in raw]
-        base = _line_of(text, "actions", "hand") or 0
-        offsets = [base] * len(lines)
-    elif isinstance(raw, str):
-        lines = raw.split("\n")
-        base = _line_of(text, "actions", "hand") or 0
-        # With a multi-line string the content starts on the line after the key.
-        # TOML drops the newline right after an opening triple quote; then the content
-        # starts on the next line. Otherwise it starts on the key's own line.
-        key_line = text.splitlines()[base - 1] if base else ""
-        opened_alone = bool(re.search(r"=\s*(\"\"\"|\'\'\')\s*$", key_line))
-        start = base + 1 if opened_alone or raw.startswith("\n") else base
-        offsets = [start + i for i in range(len(lines))]
-    else:
-        raise err("must be a string or a list of strings", "hand.actions", "hand", "actions")
-    steps: list[ScriptedStep] = []
-    for line_text, line_no in zip(lines, offsets, strict=False):
-        body = line_text.split("#", 1)[0]
-        for part in body.split(";"):
-            item = part.strip()
-            if not item:
-                continue
-            seat: int | None = None
-            m = _SEAT_RE.match(item)
-            if m:
-                seat, item = int(m.group(1)), m.group(2).strip()
-            words = item.split()
-            if words[0].lower() in ("seña", "sena", "signal"):
-                if len(words) != 2:
-                    raise ScenarioError(f"a seña needs one name: {part.strip()!r}", field="hand.actions", line=line_no)
-                try:
-                    sena = Sena[words[1].upper()]
-                except KeyError:
-                    names = ", ".join(s.name.lower() for s in Sena)
-                    raise ScenarioError(f"unknown seña {words[1]!r} (known: {names})", field="hand.actions", line=line_no) from None
-                if seat is None:
-                    raise ScenarioError("a seña must name its seat (e.g. 'S2 seña duples')", field="hand.actions", line=line_no)
-                steps.append(ScriptedStep(seat, None, sena, line_no, part.strip()))
-                continue
-            try:
-                action = Action.parse(item)
-            except ValueError as exc:
-                raise ScenarioError(str(exc), field="hand.actions", line=line_no) from None
-            steps.append(ScriptedStep(seat, action, None, line_no, part.strip()))
-    return steps
+    return expect
 
 
 _EXPECT_KEYS = {"scores", "game_winner", "ended_by", "lances", "winners", "points"}

@@ -26,6 +26,7 @@ LEVELS = {
     "wire": 1,        # engine values <-> protobuf messages
     "referee": 2,     # the match session and its driver
     "replay": 2,      # re-playing a hand log through the engine
+    "scenario_script": 1,  # a scenario's cards and action script as written
     "scenario": 2,    # scenario files
     "remote": 3,      # bot processes, the sandbox, the gRPC client and encoder
     "players": 3,     # in-process players
