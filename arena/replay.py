@@ -148,57 +148,8 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
         if not rebuilt and deal and (deal.get("hands") != hand.hands or deal.get("dealer") != state.dealer):
             hand.mismatches.append(f"hand {state.hand_no}: the deal differs from the seed's (log {deal.get('hands')}, engine {hand.hands})")
         results_before = len(state.hand_results)
-        broken = False
-        for i, step in enumerate(rec.get("steps", [])):
-            seat = step.get("seat")
-            if seat != state.to_act:
-                hand.mismatches.append(f"hand {hand.number} step {i}: logged seat S{seat}, but S{state.to_act} is to act")
-                broken = True
-                break
-            view = state.view(seat) if with_views else None
-            lance = state.current_lance
-            phase = lance.name.lower() if lance is not None else state.phase.name.lower()
-            visible: tuple[bool, ...] = ()
-            sena_name = step.get("sena")
-            hands_before = state.hands
-            try:
-                if sena_name:
-                    state.give_sena(seat, Sena[sena_name.upper()])
-                    visible = sena_seen_by(state, seat)
-                state.apply(Action.parse(step["action"]))
-            except (IllegalActionError, IllegalSignalError, ValueError, KeyError) as exc:
-                hand.mismatches.append(f"hand {hand.number} step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}")
-                broken = True
-                break
-            hand.steps.append(
-                ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase,
-                             step.get("id") if isinstance(step.get("id"), int) else None,
-                             _replacements(hands_before, state, results_before))
-            )
-        if not broken:
-            if not finished:
-                # A hand the match stopped in: its steps must leave it unfinished, and
-                # it must agree with where the log says it stopped.
-                if len(state.hand_results) != results_before:
-                    hand.mismatches.append(f"hand {hand.number}: logged as unfinished, but its steps finish it")
-                else:
-                    stopped = hand.stopped or {}
-                    lance = state.current_lance
-                    phase = lance.name.lower() if lance is not None else state.phase.name.lower()
-                    where = {"phase": phase, "to_act": state.to_act, "scores": list(state.scores)}
-                    diffs = [k for k, v in where.items() if stopped.get(k) != v]
-                    if diffs:
-                        hand.mismatches.append(f"hand {hand.number}: where it stopped differs in {', '.join(diffs)}")
-                broken = True  # nothing can follow it
-            elif len(state.hand_results) == results_before:
-                hand.mismatches.append(f"hand {hand.number}: the logged steps do not finish the hand")
-                broken = True
-            else:
-                hand.result = state.hand_results[-1]
-                got = result_to_json(hand.result)
-                if got != hand.logged_result:
-                    diffs = [k for k in got if got.get(k) != hand.logged_result.get(k)]
-                    hand.mismatches.append(f"hand {hand.number}: result differs in {', '.join(diffs)}")
+        broken = _apply_steps(hand, rec, state, with_views, results_before) or \
+            _check_end(hand, state, finished, results_before)
         logged = hand.logged_result
         if logged.get("game_over") and logged.get("game_winner") in (0, 1):
             games[logged["game_winner"]] += 1
@@ -208,6 +159,69 @@ def replay(log: HandLog, *, with_views: bool = False) -> Iterator[ReplayedHand]:
         # rebuilt (or could not be applied), every later hand is rebuilt from its deal.
         in_sync = in_sync and not rebuilt and not broken
         yield hand
+
+
+def _phase(state: MusState) -> str:
+    """The lance being played, or else the phase (``mus``, ``discard``...), lower case."""
+    lance = state.current_lance
+    return lance.name.lower() if lance is not None else state.phase.name.lower()
+
+
+def _apply_steps(hand: ReplayedHand, rec: dict[str, Any], state: MusState, with_views: bool,
+                 results_before: int) -> bool:
+    """Apply the hand record's steps to ``state``, adding each to ``hand.steps``; True
+    (with a mismatch) if one is logged for the wrong seat or cannot be applied."""
+    for i, step in enumerate(rec.get("steps", [])):
+        seat = step.get("seat")
+        if seat != state.to_act:
+            hand.mismatches.append(f"hand {hand.number} step {i}: logged seat S{seat}, but S{state.to_act} is to act")
+            return True
+        view = state.view(seat) if with_views else None
+        phase = _phase(state)
+        visible: tuple[bool, ...] = ()
+        sena_name = step.get("sena")
+        hands_before = state.hands
+        try:
+            if sena_name:
+                state.give_sena(seat, Sena[sena_name.upper()])
+                visible = sena_seen_by(state, seat)
+            state.apply(Action.parse(step["action"]))
+        except (IllegalActionError, IllegalSignalError, ValueError, KeyError) as exc:
+            hand.mismatches.append(f"hand {hand.number} step {i}: S{seat} {step.get('action')!r} cannot be applied: {exc}")
+            return True
+        hand.steps.append(
+            ReplayedStep(i, seat, step["action"], sena_name, visible, step.get("ms"), step.get("fault"), view, phase,
+                         step.get("id") if isinstance(step.get("id"), int) else None,
+                         _replacements(hands_before, state, results_before))
+        )
+    return False
+
+
+def _check_end(hand: ReplayedHand, state: MusState, finished: bool, results_before: int) -> bool:
+    """Compare how the steps left the hand with the log: finished with the logged result,
+    or (a hand the match stopped in) unfinished where the log says it stopped. Sets
+    ``hand.result``; True if nothing can follow this hand (a mismatch, or a stopped hand)."""
+    if not finished:
+        # A hand the match stopped in: its steps must leave it unfinished, and
+        # it must agree with where the log says it stopped.
+        if len(state.hand_results) != results_before:
+            hand.mismatches.append(f"hand {hand.number}: logged as unfinished, but its steps finish it")
+        else:
+            stopped = hand.stopped or {}
+            where = {"phase": _phase(state), "to_act": state.to_act, "scores": list(state.scores)}
+            diffs = [k for k, v in where.items() if stopped.get(k) != v]
+            if diffs:
+                hand.mismatches.append(f"hand {hand.number}: where it stopped differs in {', '.join(diffs)}")
+        return True  # nothing can follow it
+    if len(state.hand_results) == results_before:
+        hand.mismatches.append(f"hand {hand.number}: the logged steps do not finish the hand")
+        return True
+    hand.result = state.hand_results[-1]
+    got = result_to_json(hand.result)
+    if got != hand.logged_result:
+        diffs = [k for k in got if got.get(k) != hand.logged_result.get(k)]
+        hand.mismatches.append(f"hand {hand.number}: result differs in {', '.join(diffs)}")
+    return False
 
 
 def verify(log: HandLog) -> list[str]:
