@@ -27,8 +27,15 @@ from arena.cli.common import (
 )
 from arena.cli.progress import LeagueProgress, print_faults, print_start_failures, resume_command
 from arena.league.breaker import GIVE_UP_AFTER
-from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
-from arena.league.runner import SECRET_FILE, LeagueError, LeagueRun, LeagueSecret, run_league, seed_line
+from arena.league.config import (
+    ClusterConfig,
+    LeagueConfig,
+    LeagueConfigError,
+    check_cluster_address,
+    load_league,
+)
+from arena.league.folder import SECRET_FILE, LeagueSecret, seed_line
+from arena.league.runner import LeagueError, LeagueRun, run_league
 from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 
@@ -75,6 +82,7 @@ def league(
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,
+    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.deprecation).
     affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,
@@ -97,27 +105,7 @@ def league(
         poll_us = command_line(affinity, bot_cpus, spin_us)
     except ValueError as exc:
         fail(str(exc))
-    try:
-        config = load_league(config_file, poll_us=poll_us, sandbox=sandbox)
-    except LeagueConfigError as exc:
-        fail(str(exc))
-    if given is not None:
-        config = replace(config, seed=given)
-    if fresh_processes:
-        config = replace(config, fresh_processes=True)
-    address = None  # the cluster the resume command names: the one --ray chose
-    if ray is not None:
-        address = cluster_address(ray, config.cluster.address if config.cluster else None)
-        try:
-            check_cluster_address(address)
-        except ValueError as exc:
-            fail(f"--ray: {exc}" if ray else f"--ray (from $RAY_ADDRESS): {exc}")
-        config = replace(config, cluster=replace(config.cluster or ClusterConfig(), address=address))
-    if config.cluster is not None:
-        from arena.league.cluster import RAY_MISSING, ray_available
-
-        if not ray_available():
-            fail(RAY_MISSING)
+    config, address = _league_config(config_file, poll_us, sandbox, given, fresh_processes, ray)
     protections = require_sandbox(config.sandbox)  # before anything is written or started
     if config.seed is not None:
         warn_given_seed(config.seed)
@@ -133,12 +121,12 @@ def league(
     typer.echo(f"league {config.name}: {len(config.entries)} entries; {processes}; {protections_text(protections)}",
                err=True)
     known: list[LeagueSecret] = []
-    stop = threading.Event()
     out_console = console()
     shown = LeagueProgress(config.name, out_console, enabled=progress)
+    resume_words = resume_command(config_file, out, sandbox, address)
     try:
         with sigterm_interrupts(), shown.shown():
-            run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=stop,
+            run = run_league(config, out, jobs=jobs, resume=resume, on_match=shown.on_match, stop=threading.Event(),
                              on_secret=known.append, on_start=shown.on_start, on_cluster=shown.on_cluster)
     except LeagueError as exc:
         _print_seed(known, out, err=True)
@@ -146,7 +134,7 @@ def league(
     except KeyboardInterrupt:
         stop_all_bots()
         # "\n": after the terminal's "^C".
-        typer.echo("\n" + shown.interrupted_line(out, resume_command(config_file, out, sandbox, address)), err=True)
+        typer.echo("\n" + shown.interrupted_line(out, resume_words), err=True)
         if (out / "standings.json").is_file() and shown.done:
             typer.echo(f"standings of the {shown.done} matches saved so far: {out / 'standings.json'} "
                        f"(marked incomplete; mus report {out} shows them)", err=True)
@@ -160,16 +148,50 @@ def league(
     failures = sorted(run.start_failures, key=lambda f: order.get(f.entry, len(order)))  # the league file's order
     print_start_failures(failures, in_league=True)
     print_faults(run.results, out, [e.name for e in config.entries])
-    if run.failed:
-        first_id, first_error = run.failed[0]
-        ids = ", ".join(match_id for match_id, _ in run.failed)
-        fail(f"{len(run.failed)} match{'es' if len(run.failed) > 1 else ''} could not be played, by a defect of the "
-             f"arena, not of a bot ({ids}; {first_id}: {first_error}); the standings above leave "
-             f"{'them' if len(run.failed) > 1 else 'it'} out. Please report it, with the league.match_failed log line; play "
-             f"{'them' if len(run.failed) > 1 else 'it'} again with: "
-             f"{resume_command(config_file, out, sandbox, address)}", EXIT_FAILURE)
-    _fail_for_start_failures(run, [f.entry for f in failures if f.never_started], order,
-                             resume_command(config_file, out, sandbox, address))
+    _fail_for_failed(run, resume_words)
+    _fail_for_start_failures(run, [f.entry for f in failures if f.never_started], order, resume_words)
+
+
+def _league_config(config_file: Path, poll_us: int | None, sandbox: str | None, seed: int | None,
+                   fresh_processes: bool, ray: str | None) -> tuple[LeagueConfig, str | None]:
+    """The league file as the options change it (``--seed``, ``--fresh-processes``,
+    ``--ray``), and the cluster address ``--ray`` chose (None without it); a bad file or
+    address, or a cluster without Ray installed, exits 2."""
+    try:
+        config = load_league(config_file, poll_us=poll_us, sandbox=sandbox)
+    except LeagueConfigError as exc:
+        fail(str(exc))
+    if seed is not None:
+        config = replace(config, seed=seed)
+    if fresh_processes:
+        config = replace(config, fresh_processes=True)
+    address = None  # the cluster the resume command names: the one --ray chose
+    if ray is not None:
+        address = cluster_address(ray, config.cluster.address if config.cluster else None)
+        try:
+            check_cluster_address(address)
+        except ValueError as exc:
+            fail(f"--ray: {exc}" if ray else f"--ray (from $RAY_ADDRESS): {exc}")
+        config = replace(config, cluster=replace(config.cluster or ClusterConfig(), address=address))
+    if config.cluster is not None:
+        from arena.league.cluster import RAY_MISSING, ray_available
+
+        if not ray_available():
+            fail(RAY_MISSING)
+    return config, address
+
+
+def _fail_for_failed(run: LeagueRun, resume: str) -> None:
+    """Exit 1 when matches could not be played by a defect of the arena (``resume`` plays them)."""
+    if not run.failed:
+        return
+    first_id, first_error = run.failed[0]
+    ids = ", ".join(match_id for match_id, _ in run.failed)
+    them = "them" if len(run.failed) > 1 else "it"
+    fail(f"{len(run.failed)} match{'es' if len(run.failed) > 1 else ''} could not be played, by a defect of the "
+         f"arena, not of a bot ({ids}; {first_id}: {first_error}); the standings above leave "
+         f"{them} out. Please report it, with the league.match_failed log line; play "
+         f"{them} again with: {resume}", EXIT_FAILURE)
 
 
 def _fail_for_start_failures(run: LeagueRun, never: list[str], order: dict[str, int], resume: str) -> None:
