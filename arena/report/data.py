@@ -69,14 +69,7 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
         "dealt": [str(h).split() for h in deal.get("hands", [])], "steps": [], "error": None,
         "result": rec.get("result"), "stopped": rec.get("stopped"), "count": [],
     }
-    state: MusState | None
-    try:
-        state = MusState.from_deal(
-            rules, [parse_cards(h) for h in deal["hands"]], mano=int(deal["mano"]), stock=parse_cards(deal["stock"]),
-            scores=(int(deal["scores"][0]), int(deal["scores"][1])), games_won=games, seed=seed,
-            hand_no=int(rec["hand"]), game_no=int(rec["game"]))
-    except (KeyError, ValueError, TypeError, IndexError) as exc:
-        state, out["error"] = None, f"cannot re-play the hand from its logged deal ({exc})"
+    state = _dealt_state(rules, seed, rec, games, out)
     seen = 0
     if state is not None:
         out["events"], seen = _new_events(state, 0)
@@ -123,6 +116,21 @@ def hand_data(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, in
         if state is not None and out["finished"]:
             out["error"] = "the logged steps do not finish the hand"
     return out
+
+
+def _dealt_state(rules: Rules, seed: int, rec: dict[str, Any], games: tuple[int, int],
+                 out: dict[str, Any]) -> MusState | None:
+    """The hand's state as dealt, from its logged deal; None (with ``out["error"]`` saying
+    why) when the logged deal cannot be played."""
+    deal = rec.get("deal") or {}
+    try:
+        return MusState.from_deal(
+            rules, [parse_cards(h) for h in deal["hands"]], mano=int(deal["mano"]), stock=parse_cards(deal["stock"]),
+            scores=(int(deal["scores"][0]), int(deal["scores"][1])), games_won=games, seed=seed,
+            hand_no=int(rec["hand"]), game_no=int(rec["game"]))
+    except (KeyError, ValueError, TypeError, IndexError) as exc:
+        out["error"] = f"cannot re-play the hand from its logged deal ({exc})"
+        return None
 
 
 def _new_events(state: MusState, seen: int) -> tuple[list[str], int]:
