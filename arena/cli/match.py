@@ -25,8 +25,8 @@ from arena.cli.common import (
 )
 from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
+from arena.league.folder import SECRET_BITS, seed_line
 from arena.league.runmatch import MatchOutcome, OutFolderError, Seating, prepare_match_folder, run_match
-from arena.league.runner import SECRET_BITS, seed_line
 from arena.referee.match import MatchConfig
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
@@ -66,6 +66,7 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.deprecation).
     affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,

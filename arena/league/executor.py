@@ -1,7 +1,7 @@
 """Where a league's matches are played: on this machine's worker threads
 (:class:`LocalExecutor`) or on a Ray cluster (:class:`arena.league.cluster.RayExecutor`).
 
-The league loop (:mod:`arena.league.runner`) is the same for both: it submits matches
+The league loop (:mod:`arena.league.loop`) is the same for both: it submits matches
 while the executor has room, and records each finished match itself (results.jsonl,
 standings, resume); an executor only plays matches and hands back their outcome, the
 hand log already in the league's ``logs/``.

@@ -5,7 +5,7 @@ One Python process refereeing every match in flight (worker threads) holds one c
 one GIL, however many the machine has. :class:`ProcessExecutor` starts ``jobs`` referee
 worker processes instead (``spawn``: a fresh interpreter, never a ``fork`` of the
 threaded arena), each with its own bot-process pool (:mod:`arena.league.pool`), and
-gives each one match at a time; the league loop (:mod:`arena.league.runner`) stays in
+gives each one match at a time; the league loop (:mod:`arena.league.loop`) stays in
 the arena's process and alone writes ``results.jsonl`` and the standings, exactly as
 with threads. Each worker writes its match's hand log into the league's ``logs/`` and
 its bots' output into ``bots/``, as a thread does.
@@ -146,7 +146,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     # library caller, a test), never structlog's unconfigured everything-on-stdout.
     configure_logging(*(setup.logging or ("console", 0)))
     share_cpus_with(setup.jobs)
-    from arena.league.runner import play_scheduled
+    from arena.league.loop import play_scheduled
 
     seeds = setup.entry_seeds
 

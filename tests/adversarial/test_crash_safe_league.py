@@ -285,7 +285,7 @@ def test_a_match_the_arena_cannot_play_is_not_lost_silently(tmp_path: Path, tag:
     resume command, and ``--resume`` plays it."""
     from typer.testing import CliRunner
 
-    import arena.league.runner as runner_mod
+    import arena.league.loop as runner_mod
     from arena.cli.main import app
 
     league = write_league(tmp_path, tag, matches=2, jobs=1)

@@ -162,7 +162,7 @@ def _results_case(path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", ["deep", "long", "garbage"])
 def test_a_hostile_results_file_stops_resume_and_report_with_one_line(tmp_path: Path, case: str) -> None:
     from arena.league.config import load_league
-    from arena.league.runner import prepare_output
+    from arena.league.folder import prepare_output
 
     toml = REPO / "tests" / "report" / "data" / "tiny.toml"
     out = tmp_path / "league"

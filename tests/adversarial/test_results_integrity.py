@@ -21,8 +21,8 @@ from remote_helpers import wait_gone
 from unprivileged import Runner
 
 from arena.league.config import load_league
+from arena.league.folder import read_secret
 from arena.league.results_file import read_results, seal
-from arena.league.runner import read_secret
 from arena.league.schedule import schedule
 
 MUS = [sys.executable, "-m", "arena"]

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import load_league
+from arena.league.folder import LeagueSecret, league_identity
+from arena.league.loop import LeagueLoop
 from arena.league.results_file import ResultsWriter
 from arena.league.runmatch import MatchOutcome, Seating, not_started_result
-from arena.league.runner import LeagueSecret, _LeagueLoop, league_identity
 from arena.league.schedule import ScheduledMatch
 from arena.referee.match import MatchConfig
 
@@ -26,7 +27,7 @@ class QueueingExecutor:
     finished): deterministically, one at a time. Every match is one in which ``b``'s bot
     did not start."""
 
-    def __init__(self, loop: _LeagueLoop) -> None:
+    def __init__(self, loop: LeagueLoop) -> None:
         self.loop = loop
         self.pending: list[tuple[ScheduledMatch, Future[Any]]] = []
         self.started: list[str] = []
@@ -79,7 +80,7 @@ name = "b"
 bot = "{REPO / 'tests' / 'cli' / 'bots' / 'broken'}"
 """)
     config = load_league(tmp_path / "l.toml")
-    loop = _LeagueLoop(config, tmp_path, LeagueSecret(3, True, b"k" * 32), [], threading.Event(), None,
+    loop = LeagueLoop(config, tmp_path, LeagueSecret(3, True, b"k" * 32), [], threading.Event(), None,
                        on_cluster=lambda status: None)
     writer = ResultsWriter(tmp_path / "results.jsonl", b"k" * 32, league_identity(config, loop.matches))
     executor = QueueingExecutor(loop)

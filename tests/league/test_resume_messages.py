@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import load_league
-from arena.league.runner import LeagueError, prepare_output
+from arena.league.folder import prepare_output
+from arena.league.runner import LeagueError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -149,12 +149,12 @@ def test_the_league_writes_and_shows_what_the_table_is(tmp_path: Path) -> None:
 
     from arena.cli.common import standings_table
     from arena.league.config import load_league
-    from arena.league.runner import _write_standings
+    from arena.league.loop import write_standings
     bots = REPO / "bots"
     cfg = load_league(_write(tmp_path, "l.toml", f'name = "x"\nseed = 1\n[[entry]]\nname = "a"\nbot = "{bots / "rulebot"}"\n'
                              f'[[entry]]\nname = "b"\nbot = "{bots / "random"}"\n[[entry]]\nname = "c"\n'
                              f'bot = "{bots / "random"}"\n[standings]\nanchor = "c"\nanchor_rating = 1000\n'))
-    st = _write_standings(cfg, tmp_path, [{**r, "match_id": str(r["match_id"])} for r in _three_entries()], complete=True)
+    st = write_standings(cfg, tmp_path, [{**r, "match_id": str(r["match_id"])} for r in _three_entries()], complete=True)
     doc = json.loads((tmp_path / "standings.json").read_text())
     assert doc["anchor"] == {"entry": "c", "rating": 1000}
     assert next(r for r in doc["standings"] if r["name"] == "c")["rating"] == 1000.0
