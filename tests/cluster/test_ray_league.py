@@ -33,6 +33,7 @@ import pytest
 
 from arena.handlog import untimed
 from arena.league import cluster as cluster_mod
+from arena.league.cluster_worker import MatchTask
 from arena.league.config import ClusterConfig, LeagueConfig, load_league
 from arena.league.executor import ClusterStatus
 from arena.league.results_file import LeagueError
@@ -177,7 +178,7 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
         remote = self.remote
 
         class Spy:
-            def remote(self, task: cluster_mod.MatchTask, refs: list[Any]) -> Any:
+            def remote(self, task: MatchTask, refs: list[Any]) -> Any:
                 sent.append(pickle.dumps(task))
                 return remote.remote(task, refs)
 
