@@ -15,8 +15,10 @@ nothing. CPU pinning (``--affinity``) bought a median ×1.08 on a quiet machine,
 a busy one a pinned match fell to 0.18 of the transport's speed where the system's
 placement kept 0.46–0.59 (docs/performance.md, "Where bots run"), so it is gone. The
 settings it replaced (``--affinity``, ``--bot-cpus``, ``--spin-us``, ``bot_cpus`` and
-``spin_us`` in league files, ``share_cpu`` in manifests) are still accepted, each with
-one deprecation warning (:func:`deprecated`); docs/league.md says what each becomes.
+``spin_us`` in league files, ``share_cpu`` in manifests) shipped in release 0.1.0, so
+they are still accepted, each with one deprecation warning
+(:func:`arena.deprecation.deprecated`), until release 0.3.0 (docs/compatibility.md);
+docs/league.md says what each becomes.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from arena.deprecation import deprecated
 from arena.referee import eventloop
 from arena.referee.eventloop import DEFAULT_POLL_US, MAX_POLL_US, check_poll_us
 
-__all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "deprecated", "legacy_spin_us_instead"]
+__all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "legacy_spin_us_instead"]
 
+# retired (REMOVED_IN): the messages of the warnings for the placement and polling settings.
 IGNORED_PLACEMENT = "nothing: the system places the bots (CPU pinning is gone; docs/performance.md, \"Where bots run\")"
 """What a deprecation warning for ``--affinity``, ``--bot-cpus`` or ``bot_cpus`` says to use instead."""
 
@@ -82,6 +85,7 @@ def legacy_spin_us_instead(poll_us: int) -> str:
             f"this run still polls {poll_us} µs as asked")
 
 
+# retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us, and the two helpers above.
 def command_line(affinity: str | None = None, bot_cpus: str | None = None, spin_us: int | None = None
                  ) -> int | None:
     """The polling window ``mus match`` and ``mus league`` were asked for (the deprecated

@@ -17,6 +17,7 @@ import pytest
 import structlog
 
 from arena import deprecation
+from arena.deprecation import DEPRECATED_IN, REMOVED_IN
 from arena.remote.manifest import load_manifest
 from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
 
@@ -75,6 +76,19 @@ def test_a_manifest_with_share_cpu_loads_with_one_warning(tmp_path: Path) -> Non
 def test_the_bundled_bots_no_longer_say_share_cpu() -> None:
     for folder in ("bots/random", "bots/rulebot", "bots/cpp", "bots/js", "bench/bots/trivial"):
         assert "share_cpu" not in (REPO / folder / "bot.toml").read_text(encoding="utf-8"), folder
+
+
+def test_each_warning_names_the_release_that_removes_it_as_the_policy_says() -> None:
+    """The warnings say when the retired settings go (``removed_in``), and the table of
+    docs/compatibility.md gives each of them the same releases as arena.deprecation."""
+    with structlog.testing.capture_logs() as logs:
+        command_line("auto", "2-3", 0)
+    assert [e["removed_in"] for e in deprecations(logs)] == [REMOVED_IN] * 3
+    doc = (REPO / "docs" / "compatibility.md").read_text(encoding="utf-8")
+    for setting in ("--affinity", "--bot-cpus", "--spin-us", "bot_cpus", "spin_us", "share_cpu"):
+        rows = [line for line in doc.splitlines() if line.startswith(f"| `{setting}` |")]
+        assert len(rows) == 1, setting
+        assert f"| {DEPRECATED_IN} | {REMOVED_IN} |" in rows[0], rows[0]
 
 
 def test_the_old_flags_are_ignored_or_kept_with_one_warning_each() -> None:

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.deprecation import deprecated
 from arena.engine import SEED_LIMIT, Rules
 from arena.league.config_tables import ClusterConfig as ClusterConfig
 from arena.league.config_tables import FileFields, cluster_table, granted, standings_table
@@ -63,14 +64,7 @@ from arena.league.config_tables import LeagueConfigError as LeagueConfigError
 from arena.league.config_tables import check_cluster_address as check_cluster_address
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
 from arena.remote.sandbox import PROFILES, STRICT, check_profile, readability_problem
-from arena.runtime import (
-    DEFAULT_POLL_US,
-    IGNORED_PLACEMENT,
-    MAX_POLL_US,
-    Runtime,
-    deprecated,
-    legacy_spin_us_instead,
-)
+from arena.runtime import DEFAULT_POLL_US, IGNORED_PLACEMENT, MAX_POLL_US, Runtime, legacy_spin_us_instead
 
 _SEED_TEXT = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")
 
@@ -187,7 +181,7 @@ def load_league(path: Path, *, poll_us: int | None = None, sandbox: str | None =
     """
     fields, data = _read(path)
     for key in data:
-        if key not in _TOP_KEYS and key not in ("bot_cpus", "spin_us"):  # those two: deprecated, read in _runtime
+        if key not in _TOP_KEYS and key not in ("bot_cpus", "spin_us"):  # retired (REMOVED_IN): read in _runtime
             raise fields.err(key, f"unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
     rules = _rules(data, fields)
     time_cfg = _table(data, "time", ("decision_ms", "time_bank_ms", "max_faults"), fields, "must be a table")
@@ -362,6 +356,7 @@ def _check_pairs(entries: list[Entry], rules: Rules, fields: FileFields) -> None
 def _runtime(data: dict[str, Any], poll_us: int | None, fields: FileFields) -> Runtime:
     """The runtime from the file's former keys (deprecated, still read, never refused:
     docs/league.md) and the command line's ``poll_us``, which wins."""
+    # retired (REMOVED_IN): bot_cpus and spin_us; then the runtime is Runtime() or the poll_us given.
     if "bot_cpus" in data:
         deprecated("bot_cpus", str(fields.path), IGNORED_PLACEMENT)
     file_poll = fields.integer(data, "spin_us", DEFAULT_POLL_US, 0)
