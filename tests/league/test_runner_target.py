@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from arena.engine import Rules
-from arena.league import runner
+from arena.league import loop, runner
 from arena.league.config import load_league
 from arena.league.runmatch import MatchOutcome
 from arena.referee.match import MatchResult
@@ -33,7 +33,7 @@ def test_standings_complete_ordago_games_to_the_leagues_target(tmp_path: Path, m
         monkeypatch.setattr(out, "to_json", lambda: record)
         return out
 
-    monkeypatch.setattr(runner, "run_match", fake_run_match)
+    monkeypatch.setattr(loop, "run_match", fake_run_match)
     run = runner.run_league(config, tmp_path / "out", jobs=1)
     rows = {r["name"]: r for r in json.loads((tmp_path / "out" / "standings.json").read_text())["standings"]}
     for name, row in rows.items():
