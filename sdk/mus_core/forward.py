@@ -321,6 +321,17 @@ def _build(
             state._corrido = False
             state._start_lances()
             state._sig_window = set()
+    return state, _replay_suffix(state, obs, plan, rng, likelihood)
+
+
+def _replay_suffix(
+    state: MusState, obs: ObservationLike, plan: _Plan, rng: random.Random,
+    likelihood: Callable[[MusState, Action], float] | None,
+) -> float:
+    """Apply the hand's events since its last replacements (``plan.suffix``) to ``state``:
+    the other seats' discards drawn from their sampled hands, the seat's own as it
+    made them. Returns the sample's weight: the product of ``likelihood`` over the
+    other seats' actions (1.0 without one)."""
     seat_bit = 1 << obs.seat
     own = set(obs.cards)
     weight = 1.0
@@ -348,7 +359,7 @@ def _build(
             at = len(state._history)
             state.give_sena(e.seat, e.sena)
             state._sig_vis[at] |= seat_bit
-    return state, weight
+    return weight
 
 
 def play_out_hand(
