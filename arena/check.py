@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from arena import check_again
 from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
@@ -30,8 +30,10 @@ from arena.referee.player import (
     MatchEndInfo,
     MatchStartInfo,
     Player,
+    SyncAdapter,
+    Turn,
 )
-from arena.referee.session import Faulted, MatchSession, Turn
+from arena.referee.session import Faulted, MatchSession
 from arena.remote import grants
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
@@ -274,8 +276,8 @@ class _Check:
             # and S2, against random play, until CHECK_RANDOM_HANDS hands or
             # CHECK_RANDOM_MATCHES matches.
             hands = decisions = played = 0
-            seated: list[Any] = players
-            phases = ((players, CHECK_MIN_HANDS, CHECK_MAX_MATCHES, ""),
+            seated: list[Player] = list(players)
+            phases: tuple[tuple[list[RemoteBot] | None, int, int, str], ...] = ((players, CHECK_MIN_HANDS, CHECK_MAX_MATCHES, ""),
                       (None, CHECK_RANDOM_HANDS, CHECK_RANDOM_MATCHES, ", against random play"))
             note = ""
             for fixed, min_hands, max_matches, against in phases:
@@ -284,10 +286,10 @@ class _Check:
                 phase_hands = phase_played = 0
                 note = against  # where the last match was played, for a failure's message
                 while True:
-                    seated = fixed or [bot, RandomPlayer(seed=played, name="random"), players[2],
-                                       RandomPlayer(seed=played + 100, name="random")]
-                    # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                    result = play_match(cast(Sequence[Player], seated), self._match_config(played),
+                    seated = list(fixed) if fixed else [
+                        bot, SyncAdapter(RandomPlayer(seed=played, name="random")), players[2],
+                        SyncAdapter(RandomPlayer(seed=played + 100, name="random"))]
+                    result = play_match(seated, self._match_config(played),
                                         on_hand=self.fresh_hands.append if played == 0 else None)
                     played += 1
                     phase_played += 1
@@ -332,7 +334,7 @@ class _Check:
         """Step 9's play (before step 8 stops the bot): step 6's first match again, in
         the same four processes, which have now played matches (docs: check_again)."""
         again: list[dict[str, Any]] = []
-        play_match(cast(Sequence[Player], players), self._match_config(0), on_hand=again.append)
+        play_match(players, self._match_config(0), on_hand=again.append)
         assert isinstance(self.spec, BotManifest)
         return check_again.verdict(self.fresh_hands, again, self.spec.fresh_process)
 

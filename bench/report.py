@@ -40,6 +40,7 @@ from arena.engine import Rules
 from arena.handlog import HandLogWriter
 from arena.players.local import RandomPlayer
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.report import report_folder
 
 CHROMIUM = "/usr/bin/chromium"
@@ -68,7 +69,7 @@ def make_league(out: Path, matches: int, seed: int) -> None:
                       "max_faults": config.max_faults,
                       "seats": [{"seat": s, "entry": p.name, "bot": "random", "version": ""} for s, p in enumerate(players)]}
             with HandLogWriter(out / "logs" / f"{mid}.jsonl", header) as log:
-                result = play_match(players, config, on_hand=log.hand, poll_us=0)
+                result = play_match([SyncAdapter(p) for p in players], config, on_hand=log.hand, poll_us=0)
                 log.close({"result": result.to_json()})
             results.write(json.dumps({"team0": a, "team1": b, "match_id": mid, "log": f"{mid}.jsonl",
                                       **result.to_json()}) + "\n")

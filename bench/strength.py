@@ -47,6 +47,7 @@ from arena.engine import Rules  # noqa: E402
 from arena.league.standings import effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.player import SyncAdapter  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 
@@ -74,9 +75,9 @@ def _players(directory: Path, seats: tuple[int, ...], seed: int, log_dir: Path) 
     for seat in seats:
         if cls is not None:
             try:
-                out[seat] = InProcessBot(cls(seed=seed * 10 + seat))  # type: ignore[call-arg]
+                out[seat] = SyncAdapter(InProcessBot(cls(seed=seed * 10 + seat)))  # type: ignore[call-arg]
             except TypeError:
-                out[seat] = InProcessBot(cls())
+                out[seat] = SyncAdapter(InProcessBot(cls()))
         else:
             out[seat] = RemoteBot(load_manifest(directory), log_dir, f"{directory.name}{seat}")
     return out

@@ -44,7 +44,6 @@ from arena.engine import (
     IllegalActionError,
     IllegalSignalError,
     MusState,
-    Observation,
     Rules,
     format_cards,
     format_legal,
@@ -58,6 +57,7 @@ from arena.referee.player import (
     MatchEndInfo,
     MatchStartInfo,
     SeatStats,
+    Turn,
 )
 from arena.referee.policy import default_action
 from arena.results import ended_by_text, result_to_json
@@ -146,18 +146,6 @@ class MatchResult:
             "faults": [f.to_json() for f in self.faults],
             "games": self.games,
         }
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Turn:
-    """One decision to ask: the seat, the request's id (1, 2, … over the match), what
-    the seat may see, and its time. Compared by identity: a predicted turn is the very
-    object :attr:`MatchSession.turn` gives when the prediction comes true."""
-
-    seat: int
-    request_id: int
-    view: Observation
-    timing: DecisionTiming
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,14 +133,14 @@ def test_decisions_the_referee_did_not_ask_are_not_asked_again(tmp_path: Path) -
 
     from arena.engine.random_play import random_action
     from arena.players.local import RandomPlayer
-    from arena.referee.player import Decision
+    from arena.referee.player import Decision, SyncAdapter
 
     class Slow(RandomPlayer):
         def decide(self, view, request_id, timing):  # type: ignore[no-untyped-def]
             time.sleep(0.04)
             return Decision(random_action(self._rng, view.legal_actions))
 
-    players = [Slow(seed=1, name="slow"), RandomPlayer(seed=2), RandomPlayer(seed=3), RandomPlayer(seed=4)]
+    players = [SyncAdapter(p) for p in (Slow(seed=1, name="slow"), RandomPlayer(seed=2), RandomPlayer(seed=3), RandomPlayer(seed=4))]
     config = MatchConfig(rules=Rules(games_to_win=6), seed=5, match_id="banks", decision_ms=1000,
                          time_bank_ms=150, max_faults=0)
     (tmp_path / "out").mkdir()

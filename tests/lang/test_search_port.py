@@ -16,6 +16,7 @@ from types import ModuleType
 from arena.engine import Rules
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
 
@@ -39,7 +40,7 @@ def _match(js_bot: Path, port_seats: tuple[int, int], seed: int, log_dir: Path) 
     players: list[object] = []
     for seat in range(4):
         if seat in port_seats:
-            players.append(InProcessBot(search.SearchBot(seed=seat, samples=0)))
+            players.append(SyncAdapter(InProcessBot(search.SearchBot(seed=seat, samples=0))))
         else:
             players.append(RemoteBot(load_manifest(js_bot), log_dir, f"js{seat}"))
     remote = [p for p in players if isinstance(p, RemoteBot)]

@@ -16,6 +16,7 @@ from arena.handlog import read_log
 from arena.league.runmatch import Seating, run_match
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.remote.manifest import load_manifest
 from arena.replay import verify
 
@@ -59,7 +60,7 @@ class _AlwaysRaise(Bot):
 
 
 def test_a_raise_war_without_end_is_stopped_too() -> None:
-    result = play_match([InProcessBot(_AlwaysRaise()) for _ in range(4)],
+    result = play_match([SyncAdapter(InProcessBot(_AlwaysRaise())) for _ in range(4)],
                         MatchConfig(rules=Rules(), seed=3, match_id="raises"))
     assert result.reason == "aborted" and result.winner_team is None and result.faults == []
     assert result.detail.startswith("stopped after 500 decisions in hand 1, the betting on grande never ended (stake ")

@@ -15,7 +15,7 @@ from arena.engine.random_play import random_action
 from arena.handlog import untimed
 from arena.players.local import RandomPlayer
 from arena.referee.match import play_match
-from arena.referee.player import Decision, EndReason, FaultKind
+from arena.referee.player import Decision, EndReason, FaultKind, SyncAdapter
 from arena.referee.session import Faulted, HandEnded, HandStopped, MatchConfig, MatchSession, SessionEvent
 
 
@@ -48,7 +48,7 @@ def test_fed_by_hand_it_plays_the_match_the_driver_plays(seed: int, players: int
     session = MatchSession(config, [f"s{s}" for s in range(players)])
     events = _feed(session, lambda t: (Decision(random_action(rngs[t.seat], t.view.legal_actions)), 0.0))
     hands: list[dict[str, Any]] = []
-    played = play_match([RandomPlayer(seed=s) for s in range(players)], config, on_hand=hands.append, poll_us=0)
+    played = play_match([SyncAdapter(RandomPlayer(seed=s)) for s in range(players)], config, on_hand=hands.append, poll_us=0)
     assert untimed(_records(events)) == untimed(hands)
     assert session.result().to_json()["games"] == played.to_json()["games"]
     assert session.result().reason is EndReason.COMPLETED

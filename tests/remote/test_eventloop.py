@@ -242,13 +242,13 @@ class _AwaitingPlayer:
         self.rng = random.Random(seat)
         self.delay_s = delay_s
 
-    def start_match(self, info: Any) -> None:
+    async def start_match(self, info: Any) -> None:
         pass
 
-    def hand_end(self, result: Any) -> None:
+    async def hand_end(self, result: Any) -> None:
         pass
 
-    def end_match(self, info: Any) -> None:
+    async def end_match(self, info: Any) -> None:
         pass
 
     async def decide(self, view: Any, request_id: int, timing: Any) -> Decision:

@@ -29,7 +29,7 @@ from arena.engine import (
 )
 from arena.handlog import untimed
 from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.player import Decision, DecisionTiming, FaultKind
+from arena.referee.player import Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.remote.client import RemoteBot
 
 RULES = Rules(games_to_win=1)
@@ -81,7 +81,7 @@ def test_a_match_over_the_wire_is_the_match_in_process() -> None:
     fakes = [fake_bot(f"s{s}", simple) for s in range(4)]
     channels = [bot.channel for bot in fakes]  # closing a bot drops its channel
     wire_result, wire_hands = _play(fakes)
-    local_result, local_hands = _play([Simple(s) for s in range(4)])
+    local_result, local_hands = _play([SyncAdapter(Simple(s)) for s in range(4)])
     assert wire_result.faults == [] and wire_result.reason == "completed"
     assert untimed(wire_hands) == untimed(local_hands)
     assert wire_result.winner_team == local_result.winner_team
