@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import check_again
-from arena.engine import Action, MusState, Observation, Rules, Sena, format_legal, is_in
+from arena.engine import Action, MatchEndReason, MusState, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.players.local import RandomPlayer
 from arena.referee.eventloop import thread_loop
@@ -25,7 +25,6 @@ from arena.referee.player import (
     BotFault,
     Decision,
     DecisionTiming,
-    EndReason,
     FaultKind,
     MatchEndInfo,
     MatchStartInfo,
@@ -253,7 +252,7 @@ class _Check:
         if not self.step(4, not late, f"{decision.action} in {took * 1000:.1f} ms"
                          + (f", after its deadline of {decision_ms} ms" if late else "")):
             return False
-        self.loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check")))
+        self.loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "check")))
         illegal = verdicts.get(FaultKind.ILLEGAL_ACTION) or verdicts.get(FaultKind.ILLEGAL_SENA)
         return self.step(5, illegal is None, illegal or "")
 
@@ -297,11 +296,11 @@ class _Check:
                     phase_hands += result.hands
                     decisions += sum(st.decisions for st, p in zip(result.seats, seated, strict=False)
                                      if isinstance(p, RemoteBot))
-                    if result.faults or result.reason is not EndReason.COMPLETED:
+                    if result.faults or result.reason is not MatchEndReason.COMPLETED:
                         break
                     if phase_hands >= min_hands or phase_played >= max_matches:
                         break
-                if result.faults or result.reason is not EndReason.COMPLETED:
+                if result.faults or result.reason is not MatchEndReason.COMPLETED:
                     break
             else:
                 if isinstance(self.spec, BotManifest) and bot.ended_cleanly:
@@ -314,11 +313,11 @@ class _Check:
             culprit = getattr(seated[faults[0].seat], "process", None)
             return self.step(6, False, f"{faults[0].kind.value} at S{faults[0].seat}{where}: {faults[0].detail}",
                              stderr_of=culprit if culprit is not None else bot.process)
-        completed = result.reason is EndReason.COMPLETED
+        completed = result.reason is MatchEndReason.COMPLETED
         summary = (f"{decisions} decision{'s' * (decisions != 1)}, {hands} hand{'s' * (hands != 1)}"
                    + (f" in {played} matches" if played > 1 else "")
                    + (", against itself and random play" if note else ""))
-        if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
+        if not self.step(6, completed, summary if completed else f"the match ended {result.reason.value}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True
         return self.step(7, alive and bot.ended_cleanly,
@@ -372,7 +371,7 @@ def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
             await p.start_match(MatchStartInfo(f"check-streams-{i}", seat, Rules(), ("check",) * 4, decision_ms, 60_000))
         answers = await asyncio.gather(*(p.decide(view, 1, timing) for p in players), return_exceptions=True)
         for p in players:
-            await p.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check"))
+            await p.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "check"))
         return answers
 
     answers = loop.run_until_complete(probe())
@@ -548,7 +547,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
             loop.run_until_complete(bot.start_match(MatchStartInfo(
                 config.match_id, seat, config.rules, names, report.decision_ms, report.time_bank_ms)))
             broken = _ask_seat(report, log, config, names, seat, loop, bot)
-            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
+            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the
                 # launch wrappers, e.g. unshare's forked parent) is seen a moment later.

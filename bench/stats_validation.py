@@ -145,7 +145,7 @@ def play_deals(name: str, deals: Sequence[int], seed: int) -> list[tuple[Played,
             deal_seed = seed * 1_000_003 + d
             result = play_match(players, MatchConfig(rules=Rules(), seed=deal_seed, match_id=f"{name}-{d}-{twin}"))
             if result.winner_team is None:
-                raise SystemExit(f"{name} deal {d}: no winner ({result.reason})")
+                raise SystemExit(f"{name} deal {d}: no winner ({result.reason.value})")
             rec = result.to_json()
             stones = effective_stones(rec, Rules().target_points) or (rec["stones"][0], rec["stones"][1])
             ended = [g.get("ended_by") or "" for g in rec.get("games", [])]

@@ -111,7 +111,7 @@ def play_pair(bot: str, opponent: str, pair: int, seed: int) -> list[dict[str, A
         out.append({
             "bot": Path(bot).name, "opponent": Path(opponent).name, "pair": pair, "twin": twin,
             "seed": match_seed, "won": result.winner_team == team, "winner_team": result.winner_team,
-            "reason": str(result.reason), "hands": result.hands, "net_stones": stones[team] - stones[1 - team],
+            "reason": result.reason.value, "hands": result.hands, "net_stones": stones[team] - stones[1 - team],
             "faults": [f"S{f.seat}:{f.kind.value}" for f in result.faults],
             "decisions": sum(s[0] for s in stats), "think_s": sum(s[1] for s in stats),
             "playouts": sum(s[2] for s in stats), "wall_s": round(time.perf_counter() - t0, 2),

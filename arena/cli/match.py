@@ -138,7 +138,7 @@ def match(
         # A start failure's detail is every seat's error: the summary below quotes it once.
         detail = f": {res.detail}" if res.detail and not outcome.start_failed else ""
         typer.echo(f"{mid}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
-                   f"{res.reason}{detail}")
+                   f"{res.reason.value}{detail}")
         for f in res.faults:
             typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
         # Where to look next: a faulting bot's stderr holds its tracebacks and logs.

@@ -16,10 +16,11 @@ from typing import Any
 
 import structlog
 
+from arena.engine import MatchEndReason
 from arena.handlog import HandLogWriter
 from arena.league.pool import Lease, ProcessPool, fresh_header
 from arena.referee.match import MatchConfig, MatchResult, play_match_async
-from arena.referee.player import EndReason, FaultRecord, Player
+from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.process import BotStartError
@@ -260,7 +261,7 @@ def not_started_result(config: MatchConfig, start_errors: dict[int, str], start_
     winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
     return MatchResult(
         match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
-        reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
+        reason=MatchEndReason.FORFEIT if winner is not None else MatchEndReason.ABORTED, hands=0, stones=(0, 0),
         seats=[], detail=start_error.strip(),
     )
 

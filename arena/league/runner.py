@@ -620,7 +620,7 @@ class _LeagueLoop:
         self.played += 1
         self.breaker.observe(rec)
         log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
-                 reason=outcome.result.reason, hands=outcome.result.hands)
+                 reason=outcome.result.reason.value, hands=outcome.result.hands)
         if self.on_match is not None:
             self.on_match(outcome, len(self.results), self.total)
 

@@ -18,7 +18,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.engine import Action, HandResult, Observation, Rules, Sena
+from arena.engine import Action, HandResult, MatchEndReason, Observation, Rules, Sena
 
 
 class FaultKind(enum.Enum):
@@ -39,18 +39,6 @@ class FaultKind(enum.Enum):
     BOT_ERROR = "bot_error"
     """The bot's own code failed: it answered with a ``BotError`` (a bot over gRPC, e.g.
     the Python SDK's when ``decide()`` raised), or it raised (in-process bots)."""
-
-
-class EndReason(enum.StrEnum):
-    """How a match ended (a string enum: it is written as its value)."""
-
-    COMPLETED = "completed"
-    """A team won the match."""
-    FORFEIT = "forfeit"
-    """A team's seat reached ``max_faults`` faults, or its bot did not start."""
-    ABORTED = "aborted"
-    """Stopped after ``max_hands`` hands or ``max_decisions_per_hand`` decisions in one
-    hand, or neither team's bots started."""
 
 
 class BotFault(Exception):
@@ -88,7 +76,8 @@ class MatchEndInfo:
 
     winner_team: int | None
     games_won: tuple[int, int]
-    reason: EndReason
+    reason: MatchEndReason
+    """Why: the SDK's own enum (``mus_core.events``), as the wire's ``MatchEnd`` carries it."""
     detail: str = ""
     vacas_won: tuple[int, int] = (0, 0)
     """Vacas won by each team, as the engine counted them."""

@@ -43,6 +43,7 @@ from arena.engine import (
     HandResult,
     IllegalActionError,
     IllegalSignalError,
+    MatchEndReason,
     MusState,
     Rules,
     format_cards,
@@ -51,7 +52,6 @@ from arena.engine import (
 from arena.referee.player import (
     Decision,
     DecisionTiming,
-    EndReason,
     FaultKind,
     FaultRecord,
     MatchEndInfo,
@@ -102,7 +102,7 @@ class MatchResult:
     seed: int
     winner_team: int | None
     games_won: tuple[int, int]
-    reason: EndReason
+    reason: MatchEndReason
     hands: int
     stones: tuple[int, int]
     """Stones scored per team over the match (all games)."""
@@ -116,7 +116,7 @@ class MatchResult:
     See :func:`games_record`."""
 
     def __post_init__(self) -> None:
-        self.reason = EndReason(self.reason)  # a plain string from older callers
+        self.reason = MatchEndReason(self.reason)  # a plain string (its value) from older callers
 
     @property
     def faults(self) -> list[FaultRecord]:
@@ -319,11 +319,11 @@ class MatchSession:
         state = self._state
         if self._forfeit_team is not None:
             winner: int | None = 1 - self._forfeit_team
-            reason = EndReason.FORFEIT
+            reason = MatchEndReason.FORFEIT
         elif state.is_terminal:
-            winner, reason = state.match_winner, EndReason.COMPLETED
+            winner, reason = state.match_winner, MatchEndReason.COMPLETED
         else:
-            winner, reason = None, EndReason.ABORTED
+            winner, reason = None, MatchEndReason.ABORTED
         # A game has begun once a decision of one of its hands was asked: the hand in
         # play when a forfeit stopped the match may be the first of a new game.
         begun = state.game_no if self._forfeit_team is not None and self._steps else None
@@ -411,7 +411,7 @@ class MatchSession:
             self._detail = f"S{seat} ({self.names[seat]}) reached {len(st.faults)} faults"
             if self._steps:  # the hand was stopped before its end
                 self._events.append(HandStopped(
-                    unfinished_hand_record(state, self._deal, self._steps, EndReason.FORFEIT.value, self._detail)))
+                    unfinished_hand_record(state, self._deal, self._steps, MatchEndReason.FORFEIT.value, self._detail)))
             self._turn = None
             return True
         return False
@@ -436,7 +436,7 @@ class MatchSession:
                        f"{state.discard_round} rounds of discards: no seat cut the mus")
                 self._detail = f"stopped after {len(self._steps)} decisions in hand {state.hand_no + 1}, {why}"
                 self._events.append(HandStopped(unfinished_hand_record(
-                    state, self._deal, self._steps, EndReason.ABORTED.value, self._detail)))
+                    state, self._deal, self._steps, MatchEndReason.ABORTED.value, self._detail)))
                 self._turn = None
                 return
             seat = state.to_act

@@ -93,7 +93,7 @@ def hand_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     players = [SyncAdapter(InProcessBot(MusBot())) for _ in range(4)]
     outcome = run_match([], Seating(("a", "b", "a", "b")), MatchConfig(rules=rules, seed=5, match_id="m"), out,
                         players=players)
-    assert outcome.result.reason == "completed"
+    assert outcome.result.reason.value == "completed"
     records = [json.loads(line) for line in outcome.log_path.read_text().splitlines()]
     hands = [r for r in records if r["type"] == "hand"]
     assert len(hands) >= 4, "the fixture needs a match of at least four hands"

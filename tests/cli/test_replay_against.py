@@ -49,7 +49,7 @@ def hand_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rules = Rules.from_mapping({"target_points": 15, "games_to_win": 1})
     outcome = run_match([spec] * 4, Seating(("a", "b", "a", "b")),
                         MatchConfig(rules=rules, seed=11, match_id="m", decision_ms=DECISION_MS, time_bank_ms=60_000), out)
-    assert outcome.result.reason == "completed", outcome.result
+    assert outcome.result.reason.value == "completed", outcome.result
     assert not outcome.result.faults
     return outcome.log_path
 

@@ -82,7 +82,7 @@ def test_a_match_over_the_wire_is_the_match_in_process() -> None:
     channels = [bot.channel for bot in fakes]  # closing a bot drops its channel
     wire_result, wire_hands = _play(fakes)
     local_result, local_hands = _play([SyncAdapter(Simple(s)) for s in range(4)])
-    assert wire_result.faults == [] and wire_result.reason == "completed"
+    assert wire_result.faults == [] and wire_result.reason.value == "completed"
     assert untimed(wire_hands) == untimed(local_hands)
     assert wire_result.winner_team == local_result.winner_team
     for seat, channel in enumerate(channels):
@@ -199,7 +199,7 @@ def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: 
     result, _ = _play([bot] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)], max_faults=3)
     assert result.faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in result.faults), result.faults
     assert "cancelled" in result.faults[0].detail.lower()
-    assert result.reason in ("completed", "forfeit")
+    assert result.reason.value in ("completed", "forfeit")
 
 
 class _Tree:

@@ -163,7 +163,7 @@ def test_a_player_with_only_some_pipelined_methods_is_asked_with_decide() -> Non
 
     players = [SyncAdapter(Unrelated(seed=s)) for s in range(4)]
     result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=1, max_faults=0), poll_us=0)
-    assert result.faults == [] and result.reason == "completed"
+    assert result.faults == [] and result.reason.value == "completed"
 
 
 def test_a_player_without_prepare_is_asked_as_before() -> None:
@@ -171,7 +171,7 @@ def test_a_player_without_prepare_is_asked_as_before() -> None:
     from arena.players.local import RandomPlayer
 
     result = play_match([SyncAdapter(RandomPlayer(seed=s)) for s in range(4)], MatchConfig(rules=Rules(games_to_win=1), seed=5))
-    assert result.reason == "completed"
+    assert result.reason.value == "completed"
 
 
 def test_a_failing_preparation_does_not_touch_the_decision() -> None:

@@ -92,7 +92,7 @@ def test_a_match_over_tls(tls_bot: tuple[Path, bool], tmp_path: Path) -> None:
         result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=3))
     finally:
         remote.close()
-    assert result.reason == "completed" and not result.faults
+    assert result.reason.value == "completed" and not result.faults
     assert result.seats[0].decisions > 0
 
 

@@ -52,7 +52,7 @@ def test_observation_for_equals_what_bot_processes_received(tmp_path: Path) -> N
     finally:
         for b in bots:
             b.close()  # waits for the process: every file is complete
-    assert (result.reason, result.faults) == ("completed", [])
+    assert (result.reason.value, result.faults) == ("completed", [])
 
     received: dict[int, Observation] = {}
     for f in out.glob("observer-*.txt"):

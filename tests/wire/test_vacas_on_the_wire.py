@@ -54,7 +54,7 @@ def test_vacas_and_games_reach_real_bots(tmp_path: Path) -> None:
     finally:
         for b in bots:
             b.close()
-    assert (result.reason, result.faults) == ("completed", [])
+    assert (result.reason.value, result.faults) == ("completed", [])
 
     received: dict[int, Observation] = {}
     for f in out.glob("observer-*.txt"):
