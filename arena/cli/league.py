@@ -28,7 +28,8 @@ from arena.cli.common import (
 from arena.cli.progress import LeagueProgress, print_faults, print_start_failures, resume_command
 from arena.league.breaker import GIVE_UP_AFTER
 from arena.league.config import ClusterConfig, LeagueConfigError, check_cluster_address, load_league
-from arena.league.runner import SECRET_FILE, LeagueError, LeagueRun, LeagueSecret, run_league, seed_line
+from arena.league.runner import LeagueError, LeagueRun, run_league, seed_line
+from arena.league.secret import SECRET_FILE, LeagueSecret
 from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 

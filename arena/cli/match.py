@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 import tomllib
@@ -26,7 +25,8 @@ from arena.cli.common import (
 from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
-from arena.league.runner import SECRET_BITS, seed_line
+from arena.league.runner import seed_line
+from arena.league.secret import SECRET_BITS, write_secret
 from arena.referee.match import MatchConfig
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
@@ -111,7 +111,12 @@ def match(
         warn_given_seed(given)
     match_seed = given if given is not None else secrets.randbits(SECRET_BITS)
     secret_path = out / f"{mid}.secret.json"
-    _write_secret(secret_path, match_seed, given is not None)
+    try:
+        write_secret(secret_path, {"seed": hex(match_seed), "seed_given": given is not None})
+    except FileExistsError:
+        fail(f"{secret_path} exists; choose another --out or --match-id")
+    except OSError as exc:
+        fail(f"{secret_path}: cannot write: {exc.strerror or exc}")
     typer.echo(f"{mid}: {protections_text(protections)}", err=True)
     config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
@@ -168,15 +173,3 @@ def _granted(spec: BotSpec, given: str, profile: str, allow_env: list[str]) -> B
         if unreadable is not None:
             raise ManifestError(f"{given}: {unreadable}")
     return spec
-
-
-def _write_secret(path: Path, seed: int, given: bool) -> None:
-    """``<match>.secret.json`` (0600): the match's seed, kept so that it can be played again."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"seed": hex(seed), "seed_given": given}, f)
-    except FileExistsError:
-        fail(f"{path} exists; choose another --out or --match-id")
-    except OSError as exc:
-        fail(f"{path}: cannot write: {exc.strerror or exc}")

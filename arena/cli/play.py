@@ -14,7 +14,7 @@ import typer
 from arena.cli.common import EXIT_INTERRUPTED, fail, seed_option
 from arena.cli.match import load_rules
 from arena.league.runmatch import Seating, run_match
-from arena.league.runner import SECRET_BITS
+from arena.league.secret import SECRET_BITS
 from arena.players.human import HumanPlayer, InputClosed, LineReader
 from arena.referee.match import MatchConfig
 from arena.referee.player import Player, SyncAdapter

@@ -50,7 +50,8 @@ from arena.cli.progress import match_line, print_start_failures
 from arena.engine import Rules
 from arena.league.config import Entry, LeagueConfig
 from arena.league.runmatch import MatchOutcome, start_failed_seats
-from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, run_league, seed_line, start_failures
+from arena.league.runner import LeagueError, run_league, seed_line, start_failures
+from arena.league.secret import SECRET_FILE, LeagueSecret
 from arena.league.sprt import PairTracker, SprtParams, Verdict
 from arena.remote import grants
 from arena.remote.manifest import ManifestError, parse_bot_spec

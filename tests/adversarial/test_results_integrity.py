@@ -22,8 +22,8 @@ from unprivileged import Runner
 
 from arena.league.config import load_league
 from arena.league.results_file import read_results, seal
-from arena.league.runner import read_secret
 from arena.league.schedule import schedule
+from arena.league.secret import read_secret
 
 MUS = [sys.executable, "-m", "arena"]
 SNOOP = Path(__file__).resolve().parent / "bots" / "snoop"

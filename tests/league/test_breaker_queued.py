@@ -13,8 +13,9 @@ from typing import Any
 from arena.league.config import load_league
 from arena.league.results_file import ResultsWriter
 from arena.league.runmatch import MatchOutcome, Seating, not_started_result
-from arena.league.runner import LeagueSecret, _LeagueLoop, league_identity
+from arena.league.runner import _LeagueLoop, league_identity
 from arena.league.schedule import ScheduledMatch
+from arena.league.secret import LeagueSecret
 from arena.referee.match import MatchConfig
 
 REPO = Path(__file__).resolve().parents[2]
