@@ -115,9 +115,6 @@ class MatchResult:
     ``count``, ``count:chica``, ``deje:pares``, ``ordago:grande``; None if unfinished).
     See :func:`games_record`."""
 
-    def __post_init__(self) -> None:
-        self.reason = MatchEndReason(self.reason)  # a plain string (its value) from older callers
-
     @property
     def faults(self) -> list[FaultRecord]:
         """Every fault of the match, all seats."""

@@ -20,7 +20,7 @@ from arena.engine import (
     NO_QUIERO,
     PASO,
     Action,
-    DiscardChoice,
+    DiscardRange,
     EnvidoRange,
     Observation,
     Rules,
@@ -55,7 +55,7 @@ class Simple:
         fixed = [a for a in legal if isinstance(a, Action)]
         if MUS in fixed and view.discard_round == 0:
             return Decision(MUS)
-        choice = next((e for e in legal if isinstance(e, DiscardChoice)), None)
+        choice = next((e for e in legal if isinstance(e, DiscardRange)), None)
         if choice is not None:
             return Decision(discard(choice.cards[:max(1, choice.min_count)]))
         bet = next((e for e in legal if isinstance(e, EnvidoRange)), None)

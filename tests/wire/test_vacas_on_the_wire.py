@@ -14,7 +14,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from mus_sdk import HandSummary, MatchResult, Observation
+from mus_sdk import HandResult, MatchEnd, Observation
 
 from arena.engine import Action, MusState, Rules, Sena
 from arena.referee.match import MatchConfig, play_match
@@ -61,12 +61,12 @@ def test_vacas_and_games_reach_real_bots(tmp_path: Path) -> None:
         for line in f.read_text().splitlines():
             obs = pickle.loads(bytes.fromhex(line))
             received[obs.request_id] = obs
-    summaries: dict[int, list[HandSummary]] = {s: [] for s in range(4)}
-    ends: dict[int, MatchResult] = {}
+    summaries: dict[int, list[HandResult]] = {s: [] for s in range(4)}
+    ends: dict[int, MatchEnd] = {}
     for f in out.glob("ends-*.txt"):
         for line in f.read_text().splitlines():
             seat, item = pickle.loads(bytes.fromhex(line))
-            if isinstance(item, HandSummary):
+            if isinstance(item, HandResult):
                 summaries[seat].append(item)
             else:
                 ends[seat] = item
