@@ -46,7 +46,7 @@ def test_a_former_module_name_is_the_new_one_with_a_warning(module: str, old: st
         warnings.simplefilter("error")
         assert getattr(mod, old) is value  # once: the second use is silent
     with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
-        mod.NoSuchName
+        _ = mod.NoSuchName
 
 
 def test_former_attribute_names_read_the_new_ones_with_a_warning() -> None:
