@@ -131,7 +131,8 @@ def test_decisions_the_referee_did_not_ask_are_not_asked_again(tmp_path: Path) -
     with the deadlines the session computes from the logged times."""
     import time
 
-    from arena.engine.random_play import random_action
+    from mus_core.random_play import random_action
+
     from arena.players.local import RandomPlayer
     from arena.referee.player import Decision, SyncAdapter
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core.random_play import random_action
 
 from arena.engine import HandResult, MusState, Observation, Rules
-from arena.engine.random_play import random_action
 from arena.referee.match import MatchConfig, games_record, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core.random_play import random_action
 
 from arena.engine import HandResult, MusCorrido, MusState, Observation, Rules
-from arena.engine.random_play import random_action
 from arena.handlog import HandLog
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter

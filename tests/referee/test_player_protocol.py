@@ -9,8 +9,9 @@ import random
 import time
 from typing import Any
 
+from mus_core.random_play import random_action
+
 from arena.engine import HandResult, Observation, Rules
-from arena.engine.random_play import random_action
 from arena.players.local import RandomPlayer
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core.random_play import random_action
 
 from arena.engine import PASO, Action, MatchEndReason, Rules
-from arena.engine.random_play import random_action
 from arena.handlog import untimed
 from arena.players.local import RandomPlayer
 from arena.referee.match import play_match

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core.random_play import random_action
 
 from arena.engine import Rules
-from arena.engine.random_play import random_action
 from arena.referee import eventloop
 from arena.referee.eventloop import MAX_POLL_US, SpinningSelector, new_event_loop, refereeing, thread_loop
 from arena.referee.match import MatchConfig, play_match_async

@@ -99,7 +99,7 @@ def test_hand_end_games_reset_after_a_vaca_with_two_games_a_vaca() -> None:
     games go 1–0 style within a vaca and back to 0–0 when the vaca is won."""
     import random
 
-    from arena.engine.random_play import random_action
+    from mus_core.random_play import random_action
 
     state = MusState.new(Rules(games_to_win=2, vacas_to_win=2, target_points=10), seed=3)
     rng = random.Random(4)
