@@ -113,6 +113,9 @@ def test_the_session_is_pure_and_below_the_player_protocol() -> None:
         assert "asyncio" not in found, f"arena/referee/{name} imports asyncio"
     player = _imports(referee / "player.py")
     assert not {"arena.referee.session", "arena.referee.match"} & player, player
+    # The hand-log format (one module builds, writes and reads it) sits below the session.
+    handlog = _imports(ROOT / "arena" / "handlog.py")
+    assert not [n for n in handlog if n.startswith(("arena.referee", "arena.league", "arena.cli"))], handlog
 
 
 def test_nothing_imports_a_private_sdk_module() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from arena.engine import MatchEndReason
-from arena.handlog import HandLogWriter
+from arena.handlog import HandLogWriter, match_header
 from arena.league.pool import Lease, ProcessPool, fresh_header
 from arena.referee.match import MatchConfig, MatchResult, play_match_async
 from arena.referee.player import FaultRecord, Player
@@ -227,20 +227,15 @@ class _Seats:
 def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
             processes: list[dict[str, Any] | None] | None, runtime: Runtime, sandbox: str,
             spawned: bool) -> dict[str, Any]:
-    """The hand log's header (docs/handlog.md)."""
-    return {
-        "match_id": config.match_id,
-        "seed": config.seed,
-        "rules": config.rules.to_mapping(),
-        "first_dealer": config.first_dealer,
-        "decision_ms": config.decision_ms,
-        "time_bank_ms": config.time_bank_ms,
-        "max_faults": config.max_faults,
+    """The hand log's header (:func:`arena.handlog.match_header`)."""
+    return match_header(
+        match_id=config.match_id, seed=config.seed, rules=config.rules, first_dealer=config.first_dealer,
+        decision_ms=config.decision_ms, time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         # How it was run for speed (the polling window, the gRPC tuning).
-        "run": runtime.header(),
+        run=runtime.header(),
         # Which isolation the bot processes had (arena/remote/sandbox.py).
-        "sandbox": sandbox_protections(sandbox) if spawned else None,
-        "seats": [
+        sandbox=sandbox_protections(sandbox) if spawned else None,
+        seats=[
             {
                 "seat": s,
                 "entry": seating.seats[s],
@@ -251,7 +246,7 @@ def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
             }
             for s, p in enumerate(players)
         ],
-    }
+    )
 
 
 def not_started_result(config: MatchConfig, start_errors: dict[int, str], start_error: str) -> MatchResult:

@@ -46,13 +46,10 @@ from arena.referee.session import (
     MatchSession,
     SessionEvent,
     games_record,
-    hand_record,
-    unfinished_hand_record,
 )
 
 __all__ = [
-    "HandSink", "MatchConfig", "MatchResult", "games_record", "hand_record", "play_match", "play_match_async",
-    "unfinished_hand_record",
+    "HandSink", "MatchConfig", "MatchResult", "games_record", "play_match", "play_match_async",
 ]
 
 HandSink = Callable[[dict[str, Any]], None]

@@ -46,9 +46,9 @@ from arena.engine import (
     MatchEndReason,
     MusState,
     Rules,
-    format_cards,
     format_legal,
 )
+from arena.handlog import deal_record, hand_record, step_record, unfinished_hand_record
 from arena.referee.player import (
     Decision,
     DecisionTiming,
@@ -60,7 +60,7 @@ from arena.referee.player import (
     Turn,
 )
 from arena.referee.policy import default_action
-from arena.results import ended_by_text, result_to_json
+from arena.results import ended_by_text
 
 FAULT_DETAIL_CHARS = 500
 """Characters of a fault's detail kept in the hand log and the result."""
@@ -203,7 +203,7 @@ class MatchSession:
         self._decision_s = config.decision_ms / 1000.0
         self._request_id = 0
         self._steps: list[dict[str, Any]] = []
-        self._deal = _deal_record(self._state)
+        self._deal = deal_record(self._state)
         self._events: list[SessionEvent] = []
         self._forfeit_team: int | None = None
         self._detail = ""
@@ -388,20 +388,16 @@ class MatchSession:
                 state.apply(action)
             except IllegalActionError as exc:  # pragma: no cover - the default is always legal
                 raise AssertionError(f"referee default action illegal: {exc}") from exc
-        step: dict[str, Any] = {"seat": seat, "id": turn.request_id, "action": str(action),
-                                "ms": round(elapsed_s * 1000, 3)}
-        if sena_text:
-            step["sena"] = sena_text
+        self._steps.append(step_record(seat, turn.request_id, str(action), elapsed_s, sena_text,
+                                       (fault.kind.value, fault.detail) if fault is not None else None))
         if fault is not None:
-            step["fault"] = {"kind": fault.kind.value, "detail": fault.detail}
             st.faults.append(fault)
             self._events.append(Faulted(fault))
-        self._steps.append(step)
         if len(state.hand_results) > hands_before:
             result = state.hand_results[-1]
             self._events.append(HandEnded(hand_record(result, self._deal, self._steps), result))
             self._steps = []
-            self._deal = _deal_record(state) if not state.is_terminal else {}
+            self._deal = deal_record(state) if not state.is_terminal else {}
         max_faults = self.config.max_faults
         if fault is not None and max_faults and len(st.faults) >= max_faults:
             self._forfeit_team = seat & 1
@@ -449,17 +445,6 @@ class MatchSession:
             predicted = None
 
 
-def _deal_record(state: MusState) -> dict[str, Any]:
-    """The deal as dealt: every seat's cards and the stock from the top."""
-    return {
-        "dealer": state.dealer,
-        "mano": state.mano,
-        "hands": [format_cards(h) for h in state.hands],
-        "stock": format_cards(reversed(state.stock)),
-        "scores": list(state.scores),
-    }
-
-
 def _games_won(results: Sequence[HandResult]) -> tuple[int, int]:
     won = [0, 0]
     for r in results:
@@ -497,42 +482,3 @@ def _stones(results: Sequence[HandResult]) -> tuple[int, int]:
         for t in (0, 1):
             out[t] += r.scores_after[t] - r.scores_before[t]
     return (out[0], out[1])
-
-
-def hand_record(result: HandResult, deal: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
-    """The hand log's record of one finished hand (schema in docs/handlog.md)."""
-    return {
-        "type": "hand",
-        "game": result.game,
-        "hand": result.hand,
-        "finished": True,
-        "deal": deal,
-        "steps": steps,
-        "result": result_to_json(result),
-    }
-
-
-def unfinished_hand_record(
-    state: MusState, deal: dict[str, Any], steps: list[dict[str, Any]], reason: str, detail: str
-) -> dict[str, Any]:
-    """The hand log's record of a hand the match stopped in (docs/handlog.md): its deal,
-    the steps played (faults included), ``"finished": false`` and ``stopped``: why
-    (``reason``, ``detail``) and where (the phase or lance, the seat that was to act
-    next, the scores then, dejes of the hand included). No ``result``: nothing was
-    counted."""
-    lance = state.current_lance
-    return {
-        "type": "hand",
-        "game": state.game_no,
-        "hand": state.hand_no,
-        "finished": False,
-        "deal": deal,
-        "steps": steps,
-        "stopped": {
-            "reason": reason,
-            "detail": detail,
-            "phase": lance.name.lower() if lance is not None else state.phase.name.lower(),
-            "to_act": state.to_act,
-            "scores": list(state.scores),
-        },
-    }
