@@ -49,8 +49,7 @@ def test_vacas_and_games_reach_real_bots(tmp_path: Path) -> None:
     try:
         for b in bots:
             b.connect()
-        players: list[Any] = list(bots)  # RemoteBot is a PipelinedPlayer; async methods are checked at run time
-        result = play_match(players, cfg, on_hand=hands.append)
+        result = play_match(bots, cfg, on_hand=hands.append)
     finally:
         for b in bots:
             b.close()
