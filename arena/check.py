@@ -10,13 +10,13 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from arena import check_again
-from arena.engine import MusState, Rules
+from arena.engine import MatchEndReason, MusState, Rules
 from arena.players.local import RandomPlayer
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig, MatchResult, play_match
@@ -24,11 +24,11 @@ from arena.referee.player import (
     BotFault,
     Decision,
     DecisionTiming,
-    EndReason,
     FaultKind,
     MatchEndInfo,
     MatchStartInfo,
     Player,
+    SyncAdapter,
 )
 from arena.referee.session import Faulted, MatchSession
 from arena.remote import grants
@@ -115,7 +115,7 @@ class _Played:
 
     result: MatchResult | None = None
     """The last match's result."""
-    seated: list[Any] = field(default_factory=list)
+    seated: list[Player] = field(default_factory=list)
     matches: int = 0
     hands: int = 0
     decisions: int = 0
@@ -127,7 +127,7 @@ class _Played:
     def clean(self) -> bool:
         """Whether the last match completed without a fault."""
         assert self.result is not None, "no match played yet"
-        return not self.result.faults and self.result.reason is EndReason.COMPLETED
+        return not self.result.faults and self.result.reason is MatchEndReason.COMPLETED
 
 
 def run_check(
@@ -233,7 +233,7 @@ class _Check:
         if not self.step(4, not late, f"{decision.action} in {took * 1000:.1f} ms"
                          + (f", after its deadline of {decision_ms} ms" if late else "")):
             return False
-        self.loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check")))
+        self.loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "check")))
         illegal = verdicts.get(FaultKind.ILLEGAL_ACTION) or verdicts.get(FaultKind.ILLEGAL_SENA)
         return self.step(5, illegal is None, illegal or "")
 
@@ -263,12 +263,12 @@ class _Check:
             culprit = getattr(played.seated[fault.seat], "process", None)
             return self.step(6, False, f"{fault.kind.value} at S{fault.seat}{where}: {fault.detail}",
                              stderr_of=culprit if culprit is not None else bot.process)
-        completed = result.reason is EndReason.COMPLETED
+        completed = result.reason is MatchEndReason.COMPLETED
         summary = (f"{played.decisions} decision{'s' * (played.decisions != 1)}, "
                    f"{played.hands} hand{'s' * (played.hands != 1)}"
                    + (f" in {n} matches" if n > 1 else "")
                    + (", against itself and random play" if played.note else ""))
-        if not self.step(6, completed, summary if completed else f"the match ended {result.reason}{where}: {result.detail}"):
+        if not self.step(6, completed, summary if completed else f"the match ended {result.reason.value}{where}: {result.detail}"):
             return False
         alive = bot.process.alive() if bot.process is not None else True
         return self.step(7, alive and bot.ended_cleanly,
@@ -295,10 +295,10 @@ class _Check:
             played.note = against  # where the last match was played, for a failure's message
             while True:
                 n = played.matches
-                played.seated = fixed or [bot, RandomPlayer(seed=n, name="random"), players[2],
-                                          RandomPlayer(seed=n + 100, name="random")]
-                # Player's methods are typed as plain calls; play_match awaits RemoteBot's coroutines.
-                result = play_match(cast(Sequence[Player], played.seated), self._match_config(n),
+                played.seated = list(fixed) if fixed else [
+                    bot, SyncAdapter(RandomPlayer(seed=n, name="random")), players[2],
+                    SyncAdapter(RandomPlayer(seed=n + 100, name="random"))]
+                result = play_match(played.seated, self._match_config(n),
                                     on_hand=self.fresh_hands.append if n == 0 else None)
                 played.result = result
                 played.matches += 1
@@ -322,7 +322,7 @@ class _Check:
         """Step 9's play (before step 8 stops the bot): step 6's first match again, in
         the same four processes, which have now played matches (docs: check_again)."""
         again: list[dict[str, Any]] = []
-        play_match(cast(Sequence[Player], players), self._match_config(0), on_hand=again.append)
+        play_match(players, self._match_config(0), on_hand=again.append)
         assert isinstance(self.spec, BotManifest)
         return check_again.verdict(self.fresh_hands, again, self.spec.fresh_process)
 
@@ -360,7 +360,7 @@ def _streams_at_once(players: list[RemoteBot], decision_ms: int) -> str:
             await p.start_match(MatchStartInfo(f"check-streams-{i}", seat, Rules(), ("check",) * 4, decision_ms, 60_000))
         answers = await asyncio.gather(*(p.decide(view, 1, timing) for p in players), return_exceptions=True)
         for p in players:
-            await p.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "check"))
+            await p.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "check"))
         return answers
 
     answers = loop.run_until_complete(probe())

@@ -6,6 +6,11 @@ finished hand), and one for the hand a forfeit stopped (``"finished": false``), 
 ``"type": "footer"`` with the result, after which the file is fsync'd. A reader
 tolerates a corrupt line: it reports the line number and goes on; it reads every
 schema so far (:data:`SCHEMA_VERSION`).
+
+This module is the format's one home: the records are built here (:func:`match_header`,
+:func:`deal_record`, :func:`step_record`, :func:`hand_record`,
+:func:`unfinished_hand_record`; the match session calls them as the match goes), written
+here (:class:`HandLogWriter`) and read here (:func:`read_log`). The builders are pure.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from typing import IO, Any
 
 from arena import __version__
 from arena.boundedjson import JSONLimitError, check_depth, limit_text, lines
+from arena.engine import HandResult, MusState, Rules, format_cards
+from arena.results import result_to_json
 
 SCHEMA_VERSION = 2
 """Bumped on any incompatible change to the records (docs/handlog.md). 2: a hand record
@@ -42,6 +49,90 @@ def untimed(value: Any) -> Any:
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value
+
+
+def match_header(*, match_id: str, seed: int, rules: Rules, first_dealer: int | None, decision_ms: int,
+                 time_bank_ms: int, max_faults: int, run: dict[str, Any] | None, sandbox: Any,
+                 seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The header's fields (docs/handlog.md) but ``type``, ``schema`` and
+    ``arena_version``, which :class:`HandLogWriter` adds. ``run``: how the match was run
+    for speed (:meth:`arena.runtime.Runtime.header`); ``sandbox``: the isolation of the
+    bot processes (None: none spawned); ``seats``: per seat ``seat``, ``entry``, ``bot``,
+    ``version`` and ``process``."""
+    return {
+        "match_id": match_id,
+        "seed": seed,
+        "rules": rules.to_mapping(),
+        "first_dealer": first_dealer,
+        "decision_ms": decision_ms,
+        "time_bank_ms": time_bank_ms,
+        "max_faults": max_faults,
+        "run": run,
+        "sandbox": sandbox,
+        "seats": seats,
+    }
+
+
+def deal_record(state: MusState) -> dict[str, Any]:
+    """The deal of ``state``'s current hand as dealt: every seat's cards, the stock from
+    the top, the scores before the hand."""
+    return {
+        "dealer": state.dealer,
+        "mano": state.mano,
+        "hands": [format_cards(h) for h in state.hands],
+        "stock": format_cards(reversed(state.stock)),
+        "scores": list(state.scores),
+    }
+
+
+def step_record(seat: int, request_id: int, action: str, elapsed_s: float, sena: str | None = None,
+                fault: tuple[str, str] | None = None) -> dict[str, Any]:
+    """One step of a hand: who acted, the request's id, the action in the log's notation,
+    its time; the seña given with it and the fault (kind, detail), if any."""
+    step: dict[str, Any] = {"seat": seat, "id": request_id, "action": action, "ms": round(elapsed_s * 1000, 3)}
+    if sena:
+        step["sena"] = sena
+    if fault is not None:
+        step["fault"] = {"kind": fault[0], "detail": fault[1]}
+    return step
+
+
+def hand_record(result: HandResult, deal: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The record of one finished hand."""
+    return {
+        "type": "hand",
+        "game": result.game,
+        "hand": result.hand,
+        "finished": True,
+        "deal": deal,
+        "steps": steps,
+        "result": result_to_json(result),
+    }
+
+
+def unfinished_hand_record(
+    state: MusState, deal: dict[str, Any], steps: list[dict[str, Any]], reason: str, detail: str
+) -> dict[str, Any]:
+    """The record of a hand the match stopped in: its deal, the steps played (faults
+    included), ``"finished": false`` and ``stopped``: why (``reason``, ``detail``) and
+    where (the phase or lance, the seat that was to act next, the scores then, dejes of
+    the hand included). No ``result``: nothing was counted."""
+    lance = state.current_lance
+    return {
+        "type": "hand",
+        "game": state.game_no,
+        "hand": state.hand_no,
+        "finished": False,
+        "deal": deal,
+        "steps": steps,
+        "stopped": {
+            "reason": reason,
+            "detail": detail,
+            "phase": lance.name.lower() if lance is not None else state.phase.name.lower(),
+            "to_act": state.to_act,
+            "scores": list(state.scores),
+        },
+    }
 
 
 class HandLogWriter:

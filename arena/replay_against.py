@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Action, Observation, Rules, Sena, format_legal, is_in
+from arena.engine import Action, MatchEndReason, Observation, Rules, Sena, format_legal, is_in
 from arena.handlog import HandLog
 from arena.referee.eventloop import thread_loop
 from arena.referee.match import MatchConfig
@@ -27,12 +27,12 @@ from arena.referee.player import (
     BotFault,
     Decision,
     DecisionTiming,
-    EndReason,
     FaultKind,
     MatchEndInfo,
     MatchStartInfo,
+    Turn,
 )
-from arena.referee.session import Faulted, MatchSession, Turn
+from arena.referee.session import Faulted, MatchSession
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, parse_bot_spec
 from arena.remote.process import BotProcess
@@ -234,7 +234,7 @@ def replay_against(log: HandLog, seat: int, spec_text: str) -> AgainstReport:
             loop.run_until_complete(bot.start_match(MatchStartInfo(
                 config.match_id, seat, config.rules, names, report.decision_ms, report.time_bank_ms)))
             broken = _ask_seat(report, log, config, names, seat, loop, bot)
-            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), EndReason.ABORTED, "replay --against")))
+            loop.run_until_complete(bot.end_match(MatchEndInfo(None, (0, 0), MatchEndReason.ABORTED, "replay --against")))
             if broken and process is not None and process.proc is not None:
                 # The stream breaks the moment the bot dies, but its exit (through the
                 # launch wrappers, e.g. unshare's forked parent) is seen a moment later.

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import machine
+from mus_core.random_play import random_action
 
 from arena.engine import MusState, Rules
-from arena.engine.random_play import random_action
 
 
 def run(seconds: float, rules: Rules, seed: int) -> tuple[int, int, int, float]:

@@ -37,9 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _machine import machine
 
 from arena.engine import Rules
-from arena.handlog import HandLogWriter
+from arena.handlog import HandLogWriter, match_header
 from arena.players.local import RandomPlayer
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.report import report_folder
 
 CHROMIUM = "/usr/bin/chromium"
@@ -63,12 +64,12 @@ def make_league(out: Path, matches: int, seed: int) -> None:
             mid = f"{a}--{b}--{k:04d}"
             config = MatchConfig(rules=rules, seed=seed + k, match_id=mid)
             players = [RandomPlayer(seed + 10 * k + s, name=(a, b)[s % 2]) for s in range(4)]
-            header = {"match_id": mid, "seed": config.seed, "rules": rules.to_mapping(), "first_dealer": None,
-                      "decision_ms": config.decision_ms, "time_bank_ms": config.time_bank_ms,
-                      "max_faults": config.max_faults,
-                      "seats": [{"seat": s, "entry": p.name, "bot": "random", "version": ""} for s, p in enumerate(players)]}
+            header = match_header(
+                match_id=mid, seed=config.seed, rules=rules, first_dealer=None, decision_ms=config.decision_ms,
+                time_bank_ms=config.time_bank_ms, max_faults=config.max_faults, run=None, sandbox=None,
+                seats=[{"seat": s, "entry": p.name, "bot": "random", "version": ""} for s, p in enumerate(players)])
             with HandLogWriter(out / "logs" / f"{mid}.jsonl", header) as log:
-                result = play_match(players, config, on_hand=log.hand, poll_us=0)
+                result = play_match([SyncAdapter(p) for p in players], config, on_hand=log.hand, poll_us=0)
                 log.close({"result": result.to_json()})
             results.write(json.dumps({"team0": a, "team1": b, "match_id": mid, "log": f"{mid}.jsonl",
                                       **result.to_json()}) + "\n")

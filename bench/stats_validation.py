@@ -58,6 +58,7 @@ from arena.engine import Rules  # noqa: E402
 from arena.league.standings import compute_standings, effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.player import SyncAdapter  # noqa: E402
 
 BOTS = HERE.parent / "bots"
 PAIRINGS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
@@ -140,11 +141,11 @@ def play_deals(name: str, deals: Sequence[int], seed: int) -> list[tuple[Played,
                     bot = cls(seed=seed)  # type: ignore[call-arg]
                 except TypeError:
                     bot = cls()
-                players.append(InProcessBot(bot))
+                players.append(SyncAdapter(InProcessBot(bot)))
             deal_seed = seed * 1_000_003 + d
             result = play_match(players, MatchConfig(rules=Rules(), seed=deal_seed, match_id=f"{name}-{d}-{twin}"))
             if result.winner_team is None:
-                raise SystemExit(f"{name} deal {d}: no winner ({result.reason})")
+                raise SystemExit(f"{name} deal {d}: no winner ({result.reason.value})")
             rec = result.to_json()
             stones = effective_stones(rec, Rules().target_points) or (rec["stones"][0], rec["stones"][1])
             ended = [g.get("ended_by") or "" for g in rec.get("games", [])]

@@ -47,6 +47,7 @@ from arena.engine import Rules  # noqa: E402
 from arena.league.standings import effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
 from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.player import SyncAdapter  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
 
@@ -74,9 +75,9 @@ def _players(directory: Path, seats: tuple[int, ...], seed: int, log_dir: Path) 
     for seat in seats:
         if cls is not None:
             try:
-                out[seat] = InProcessBot(cls(seed=seed * 10 + seat))  # type: ignore[call-arg]
+                out[seat] = SyncAdapter(InProcessBot(cls(seed=seed * 10 + seat)))  # type: ignore[call-arg]
             except TypeError:
-                out[seat] = InProcessBot(cls())
+                out[seat] = SyncAdapter(InProcessBot(cls()))
         else:
             out[seat] = RemoteBot(load_manifest(directory), log_dir, f"{directory.name}{seat}")
     return out
@@ -110,7 +111,7 @@ def play_pair(bot: str, opponent: str, pair: int, seed: int) -> list[dict[str, A
         out.append({
             "bot": Path(bot).name, "opponent": Path(opponent).name, "pair": pair, "twin": twin,
             "seed": match_seed, "won": result.winner_team == team, "winner_team": result.winner_team,
-            "reason": str(result.reason), "hands": result.hands, "net_stones": stones[team] - stones[1 - team],
+            "reason": result.reason.value, "hands": result.hands, "net_stones": stones[team] - stones[1 - team],
             "faults": [f"S{f.seat}:{f.kind.value}" for f in result.faults],
             "decisions": sum(s[0] for s in stats), "think_s": sum(s[1] for s in stats),
             "playouts": sum(s[2] for s in stats), "wall_s": round(time.perf_counter() - t0, 2),

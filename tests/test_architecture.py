@@ -104,6 +104,20 @@ def test_referee_does_not_import_transports() -> None:
             assert not name.startswith(("arena.remote", "arena.league", "arena.players")), f"{path} imports {name}"
 
 
+def test_the_session_is_pure_and_below_the_player_protocol() -> None:
+    """The session imports no asyncio (drivers await, the session does not), and the
+    player protocol imports neither the session nor the driver: one direction, no cycle."""
+    referee = ROOT / "arena" / "referee"
+    for name in ("session.py", "player.py", "policy.py"):
+        found = _imports(referee / name)
+        assert "asyncio" not in found, f"arena/referee/{name} imports asyncio"
+    player = _imports(referee / "player.py")
+    assert not {"arena.referee.session", "arena.referee.match"} & player, player
+    # The hand-log format (one module builds, writes and reads it) sits below the session.
+    handlog = _imports(ROOT / "arena" / "handlog.py")
+    assert not [n for n in handlog if n.startswith(("arena.referee", "arena.league", "arena.cli"))], handlog
+
+
 def test_nothing_imports_a_private_sdk_module() -> None:
     """The SDK's underscore modules are its own: the arena, the bots, the benchmarks and
     the tests use its public API only (a private module may change without notice)."""

@@ -6,9 +6,9 @@ import random
 from typing import Annotated
 
 import typer
+from mus_core.random_play import random_action
 
 from arena.engine import MusState, Rules
-from arena.engine.random_play import random_action
 from arena.scenario import format_result
 
 

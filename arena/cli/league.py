@@ -34,8 +34,9 @@ from arena.league.config import (
     check_cluster_address,
     load_league,
 )
-from arena.league.folder import SECRET_FILE, LeagueSecret, seed_line
+from arena.league.folder import seed_line
 from arena.league.runner import LeagueError, LeagueRun, run_league
+from arena.league.secret import SECRET_FILE, LeagueSecret
 from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 

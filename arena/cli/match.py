@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 import tomllib
@@ -25,8 +24,9 @@ from arena.cli.common import (
 )
 from arena.cli.progress import match_start_failures, print_start_failures
 from arena.engine import Rules
-from arena.league.folder import SECRET_BITS, seed_line
+from arena.league.folder import seed_line
 from arena.league.runmatch import MatchOutcome, OutFolderError, Seating, prepare_match_folder, run_match
+from arena.league.secret import SECRET_BITS, write_secret
 from arena.referee.match import MatchConfig
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
@@ -99,7 +99,12 @@ def match(
         warn_given_seed(given)
     match_seed = given if given is not None else secrets.randbits(SECRET_BITS)
     secret_path = out / f"{mid}.secret.json"
-    _write_secret(secret_path, match_seed, given is not None)
+    try:
+        write_secret(secret_path, {"seed": hex(match_seed), "seed_given": given is not None})
+    except FileExistsError:
+        fail(f"{secret_path} exists; choose another --out or --match-id")
+    except OSError as exc:
+        fail(f"{secret_path}: cannot write: {exc.strerror or exc}")
     typer.echo(f"{mid}: {protections_text(protections)}", err=True)
     config = MatchConfig(rules=rules, seed=match_seed, match_id=mid, decision_ms=decision_ms,
                          time_bank_ms=time_bank_ms, max_faults=max_faults)
@@ -150,7 +155,7 @@ def _print_outcome(outcome: MatchOutcome, json_out: bool) -> None:
     # A start failure's detail is every seat's error: the summary below quotes it once.
     detail = f": {res.detail}" if res.detail and not outcome.start_failed else ""
     typer.echo(f"{outcome.match_id}: {winner} wins, games {res.games_won[0]}-{res.games_won[1]}, {res.hands} hands, "
-               f"{res.reason}{detail}")
+               f"{res.reason.value}{detail}")
     for f in res.faults:
         typer.echo(f"  fault S{f.seat} hand {f.hand}: {f.kind.value}: {f.detail}")
     # Where to look next: a faulting bot's stderr holds its tracebacks and logs.
@@ -175,15 +180,3 @@ def _granted(spec: BotSpec, given: str, profile: str, allow_env: list[str]) -> B
         if unreadable is not None:
             raise ManifestError(f"{given}: {unreadable}")
     return spec
-
-
-def _write_secret(path: Path, seed: int, given: bool) -> None:
-    """``<match>.secret.json`` (0600): the match's seed, kept so that it can be played again."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"seed": hex(seed), "seed_given": given}, f)
-    except FileExistsError:
-        fail(f"{path} exists; choose another --out or --match-id")
-    except OSError as exc:
-        fail(f"{path}: cannot write: {exc.strerror or exc}")

@@ -13,11 +13,11 @@ import typer
 
 from arena.cli.common import EXIT_INTERRUPTED, fail, seed_option
 from arena.cli.match import load_rules
-from arena.league.folder import SECRET_BITS
 from arena.league.runmatch import Seating, run_match
+from arena.league.secret import SECRET_BITS
 from arena.players.human import HumanPlayer, InputClosed, LineReader
 from arena.referee.match import MatchConfig
-from arena.referee.player import Player
+from arena.referee.player import Player, SyncAdapter
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import BotStartError, stop_all_bots
@@ -87,7 +87,7 @@ def play(
         stack.callback(lambda: close_bots(p for p in seated if isinstance(p, RemoteBot)))
         for s in range(n):
             if s == seat:
-                seated.append(human)
+                seated.append(SyncAdapter(human))
                 continue
             seated.append(RemoteBot(placed[s], out / "bots", f"{mid}.s{s}"))
         typer.echo("starting the bots…")

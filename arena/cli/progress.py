@@ -184,7 +184,7 @@ def match_line(outcome: MatchOutcome, done: int, total: int) -> Text:
         line.append(f"{teams[res.winner_team]} wins", style="bold")
     if res.hands:
         line.append(f" {res.games_won[0]}-{res.games_won[1]}")
-    line.append(f" ({res.reason}, {res.hands} hands)")
+    line.append(f" ({res.reason.value}, {res.hands} hands)")
     kinds: dict[str, dict[str, int]] = {}
     for f in res.faults:
         per_entry = kinds.setdefault(seats[f.seat], {})

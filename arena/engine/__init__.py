@@ -13,6 +13,6 @@ Public API::
 from mus_core import *  # noqa: F403  (the vocabulary, re-exported whole)
 from mus_core import __all__ as _core_names
 from mus_core.evaluate import evaluate
-from mus_core.state import SEED_LIMIT, MusState, Observation, SeatView
+from mus_core.state import SEED_LIMIT, MusState, Observation
 
-__all__ = [*_core_names, "SEED_LIMIT", "MusState", "Observation", "SeatView", "evaluate"]
+__all__ = [*_core_names, "SEED_LIMIT", "MusState", "Observation", "evaluate"]

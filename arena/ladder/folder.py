@@ -20,10 +20,8 @@ changes nothing that was rated; a new submission is a new version.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import uuid
@@ -36,7 +34,8 @@ import structlog
 from arena.ladder.settings import granted, load_settings
 from arena.ladder.store import DB_FILE, BadRow, LadderError, LadderStore, Version, now
 from arena.league.config import LeagueConfig, LeagueConfigError
-from arena.league.runner import SECRET_FILE, LeagueError, LeagueSecret, read_secret
+from arena.league.runner import LeagueError
+from arena.league.secret import SECRET_FILE, LeagueSecret, read_secret, write_secret
 from arena.remote.manifest import BotManifest, ManifestError, load_spec
 
 SETTINGS_FILE = "ladder.toml"
@@ -96,13 +95,8 @@ def create_ladder(path: Path, settings: Path | None, default_text: str) -> Ladde
         config = load_settings(path / SETTINGS_FILE, path.resolve().name)
         for sub in ("entries", "logs", "botlogs"):
             (path / sub).mkdir(exist_ok=True)
-        secret = LeagueSecret(config.seed if config.seed is not None else secrets.randbits(128),
-                              config.seed is not None, secrets.token_bytes(32))
-        fd = os.open(path / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(secret.to_json(), f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
+        secret = LeagueSecret.draw(config.seed)
+        write_secret(path / SECRET_FILE, secret.to_json())
         store = LadderStore(path / DB_FILE)
     except OSError as exc:
         raise LadderError(f"{path}: cannot write: {exc.strerror or exc}") from None

@@ -33,9 +33,9 @@ from arena.ladder.matchmaking import estimates, meetings, narrow_enough, plan_pa
 from arena.ladder.settings import for_match, granted
 from arena.ladder.store import LadderError, Version
 from arena.league.executor import LocalExecutor
+from arena.league.folder import folder_lock
 from arena.league.pool import MAX_MATCHES, ProcessPool
 from arena.league.runmatch import MatchOutcome, Seating, run_match
-from arena.league.runner import folder_lock
 from arena.league.schedule import ScheduledMatch, derive_seed
 from arena.league.standings import Standings, compute_standings
 from arena.referee.match import MatchConfig

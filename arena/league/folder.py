@@ -16,43 +16,18 @@ import fcntl
 import hashlib
 import json
 import os
-import secrets
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from arena import boundedjson
-from arena.league.config import LeagueConfig, parse_seed
+from arena.league.config import LeagueConfig
 from arena.league.results_file import RESULTS_FILE, LeagueError, ResultsCheck, canonical, read_results
 from arena.league.schedule import ScheduledMatch, schedule
+from arena.league.secret import SECRET_BITS as SECRET_BITS
+from arena.league.secret import SECRET_FILE, LeagueSecret, read_secret, write_secret
 from arena.remote import sandbox
-
-SECRET_FILE = "secret.json"
-SECRET_BITS = 128
-"""Bits of the secret drawn when no seed is given: out of reach of any search."""
-
-
-@dataclass(frozen=True)
-class LeagueSecret:
-    """What ``secret.json`` keeps: the league's seed (drawn, or given by the user) and
-    the key of the MACs that bind the lines of ``results.jsonl`` to the league."""
-
-    seed: int
-    given: bool
-    """The user gave the seed (guessable); otherwise it was drawn at random."""
-    results_key: bytes
-
-    def to_json(self) -> dict[str, Any]:
-        """The content of ``secret.json``."""
-        return {"seed": hex(self.seed), "seed_given": self.given, "results_key": self.results_key.hex()}
-
-    @staticmethod
-    def draw(config: LeagueConfig) -> LeagueSecret:
-        """The config's seed if the user gave one, else a fresh 128-bit secret; a fresh key."""
-        given = config.seed is not None
-        seed = config.seed if config.seed is not None else secrets.randbits(SECRET_BITS)
-        return LeagueSecret(seed, given, secrets.token_bytes(32))
 
 
 def seed_line(seed: int, where: Path) -> str:
@@ -97,43 +72,6 @@ def league_identity(config: LeagueConfig, matches: list[ScheduledMatch]) -> str:
     ident = {k: snap[k] for k in _IDENTITY_KEYS}
     ident["schedule"] = [[m.match_id, m.team0, m.team1, m.deal] for m in matches]
     return hashlib.sha256(canonical(ident)).hexdigest()
-
-
-def read_secret(out_dir: Path) -> LeagueSecret:
-    """The secret of the league in ``out_dir`` (``secret.json``).
-
-    Raises:
-        LeagueError: missing, unreadable or malformed.
-    """
-    path = out_dir / SECRET_FILE
-    try:
-        data = boundedjson.read_file(path)
-        seed = parse_seed(data["seed"])
-        given = data["seed_given"]
-        key = bytes.fromhex(data["results_key"])
-        if not isinstance(given, bool) or len(key) != 32:
-            raise ValueError("bad seed_given or results_key")
-    except FileNotFoundError:
-        raise LeagueError(f"{path}: missing: the league's secret seed and results key are lost, so its "
-                          "results cannot be checked nor its matches dealt again; start the league anew in "
-                          "another folder") from None
-    except OSError as exc:
-        raise LeagueError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise LeagueError(f"{path}: malformed ({exc}); restore it from a backup, or start the league anew "
-                          "in another folder") from None
-    return LeagueSecret(seed, given, key)
-
-
-def _write_secret(out_dir: Path, secret: LeagueSecret) -> None:
-    """secret.json, created 0600 (never readable by another user, even for a moment)."""
-    fd = os.open(out_dir / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(secret.to_json(), f, indent=2)
-        f.flush()
-        # Data and size on disk before any result depends on it (fdatasync: the other
-        # metadata need not wait; tests count the fsyncs of logs and results).
-        os.fdatasync(f.fileno())
 
 
 @contextlib.contextmanager
@@ -217,14 +155,14 @@ def prepare_output(out_dir: Path, config: LeagueConfig,
         raise LeagueError(f"{out_dir}: exists and is not a folder; choose another --out")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise LeagueError(f"{out_dir}: exists and is not empty; choose another --out, or add --resume to continue it")
-    secret = LeagueSecret.draw(config)
+    secret = LeagueSecret.draw(config.seed)
     try:
         (out_dir / "logs").mkdir(parents=True, exist_ok=True)
         # Private to the arena's user: bots run as another user (run_as) cannot read the
         # secret, the logs or the results of a league in progress.
         os.chmod(out_dir, 0o700)
         (out_dir / "bots").mkdir(exist_ok=True)
-        _write_secret(out_dir, secret)
+        write_secret(out_dir / SECRET_FILE, secret.to_json())
         tmp = meta.with_suffix(".tmp")
         tmp.write_text(json.dumps(snap, indent=2), encoding="utf-8")
         os.replace(tmp, meta)

@@ -21,12 +21,12 @@ import structlog
 from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, MatchExecutor
-from arena.league.folder import LeagueSecret
 from arena.league.pool import PoolKey, ProcessPool
 from arena.league.procs import ProcessExecutor
 from arena.league.results_file import LeagueError, ResultsWriter
 from arena.league.runmatch import MatchOutcome, Seating, run_match
 from arena.league.schedule import ScheduledMatch, schedule
+from arena.league.secret import LeagueSecret
 from arena.league.standings import Standings, compute_standings
 from arena.referee.match import MatchConfig
 from arena.remote import sandbox
@@ -179,7 +179,7 @@ class LeagueLoop:
         self.played += 1
         self.breaker.observe(rec)
         log.info("league.match_finished", match_id=m.match_id, winner=outcome.result.winner_team,
-                 reason=outcome.result.reason, hands=outcome.result.hands)
+                 reason=outcome.result.reason.value, hands=outcome.result.hands)
         if self.on_match is not None:
             self.on_match(outcome, len(self.results), self.total)
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import structlog
 
-from arena.handlog import HandLogWriter
+from arena.engine import MatchEndReason
+from arena.handlog import HandLogWriter, match_header
 from arena.league.pool import Lease, ProcessPool, fresh_header
 from arena.referee.match import MatchConfig, MatchResult, play_match_async
-from arena.referee.player import EndReason, FaultRecord, Player
+from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.process import BotStartError
@@ -252,20 +253,15 @@ class _Seats:
 def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
             processes: list[dict[str, Any] | None] | None, runtime: Runtime, sandbox: str,
             spawned: bool) -> dict[str, Any]:
-    """The hand log's header (docs/handlog.md)."""
-    return {
-        "match_id": config.match_id,
-        "seed": config.seed,
-        "rules": config.rules.to_mapping(),
-        "first_dealer": config.first_dealer,
-        "decision_ms": config.decision_ms,
-        "time_bank_ms": config.time_bank_ms,
-        "max_faults": config.max_faults,
+    """The hand log's header (:func:`arena.handlog.match_header`)."""
+    return match_header(
+        match_id=config.match_id, seed=config.seed, rules=config.rules, first_dealer=config.first_dealer,
+        decision_ms=config.decision_ms, time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
         # How it was run for speed (the polling window, the gRPC tuning).
-        "run": runtime.header(),
+        run=runtime.header(),
         # Which isolation the bot processes had (arena/remote/sandbox.py).
-        "sandbox": sandbox_protections(sandbox) if spawned else None,
-        "seats": [
+        sandbox=sandbox_protections(sandbox) if spawned else None,
+        seats=[
             {
                 "seat": s,
                 "entry": seating.seats[s],
@@ -276,7 +272,7 @@ def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
             }
             for s, p in enumerate(players)
         ],
-    }
+    )
 
 
 def not_started_result(config: MatchConfig, start_errors: dict[int, str], start_error: str) -> MatchResult:
@@ -286,7 +282,7 @@ def not_started_result(config: MatchConfig, start_errors: dict[int, str], start_
     winner = None if len(failed_teams) == 2 else 1 - next(iter(failed_teams))
     return MatchResult(
         match_id=config.match_id, seed=config.seed, winner_team=winner, games_won=(0, 0),
-        reason=EndReason.FORFEIT if winner is not None else EndReason.ABORTED, hands=0, stones=(0, 0),
+        reason=MatchEndReason.FORFEIT if winner is not None else MatchEndReason.ABORTED, hands=0, stones=(0, 0),
         seats=[], detail=start_error.strip(),
     )
 

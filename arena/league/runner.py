@@ -22,13 +22,7 @@ import structlog
 from arena.league.config import LeagueConfig
 from arena.league.cores import league_jobs
 from arena.league.executor import ClusterStatus, CpuUse, LocalExecutor, MatchExecutor
-from arena.league.folder import SECRET_BITS as SECRET_BITS
-from arena.league.folder import SECRET_FILE as SECRET_FILE
-from arena.league.folder import LeagueSecret as LeagueSecret
-from arena.league.folder import folder_lock as folder_lock
 from arena.league.folder import league_identity, league_lock, make_folder, prepare_output
-from arena.league.folder import read_secret as read_secret
-from arena.league.folder import seed_line as seed_line
 from arena.league.loop import LeagueLoop, write_standings
 from arena.league.pool import MAX_MATCHES
 from arena.league.procs import ProcessExecutor, worker_setup
@@ -38,11 +32,9 @@ from arena.league.results_file import (
 )
 from arena.league.runmatch import MatchOutcome, seat_start_errors, start_failed_seats
 from arena.league.schedule import duplicate_caveat
+from arena.league.secret import LeagueSecret
 from arena.league.standings import Standings
 from arena.remote import sandbox
-
-# LeagueSecret, SECRET_BITS, SECRET_FILE, folder_lock, read_secret and seed_line are re-exported for
-# arena/ladder, whose branch (ladder2) moves its imports to arena.league.folder.
 
 log = structlog.get_logger()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
+from mus_core.random_play import random_action
+
 from arena.engine import HandResult, Observation
-from arena.engine.random_play import random_action
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
 
 

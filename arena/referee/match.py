@@ -5,10 +5,10 @@ the session the answer or the fault; the session does the rest (rules, fault pol
 records). It never raises because of a player; every finished hand is handed to
 ``on_hand`` (the hand log) as soon as it is over.
 
-Two kinds of players take seats (:mod:`arena.referee.player`): a plain
-:class:`~arena.referee.player.Player` (in-process bots, test doubles), whose ``decide``
-may be a function or a coroutine; and a
-:class:`~arena.referee.player.PipelinedPlayer` (a bot over gRPC), asked in two phases.
+Every seat is a :class:`~arena.referee.player.Player`, whose methods are coroutines
+(an in-process player with plain methods is wrapped in a
+:class:`~arena.referee.player.SyncAdapter`). A
+:class:`~arena.referee.player.PipelinedPlayer` (a bot over gRPC) is asked in two phases.
 Between sending a pipelined seat its request and receiving the answer, if the answer is
 not there yet, the driver guesses the answer (the one the seat gave last time for the
 same legal actions), asks the session what turn would follow
@@ -21,14 +21,22 @@ differs (docs/performance.md, "Preparing ahead").
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeGuard
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from arena.engine import Action, LegalAction
 from arena.referee.eventloop import DEFAULT_POLL_US, refereeing, stall_meter, thread_loop
-from arena.referee.player import BotFault, Decision, FaultKind, FaultRecord, PipelinedPlayer, Player
+from arena.referee.player import (
+    BotFault,
+    Decision,
+    FaultKind,
+    FaultRecord,
+    PipelinedPlayer,
+    Player,
+    SyncAdapter,
+    Turn,
+)
 from arena.referee.session import (
     Faulted,
     HandEnded,
@@ -37,15 +45,11 @@ from arena.referee.session import (
     MatchResult,
     MatchSession,
     SessionEvent,
-    Turn,
     games_record,
-    hand_record,
-    unfinished_hand_record,
 )
 
 __all__ = [
-    "HandSink", "MatchConfig", "MatchResult", "games_record", "hand_record", "play_match", "play_match_async",
-    "unfinished_hand_record",
+    "HandSink", "MatchConfig", "MatchResult", "games_record", "play_match", "play_match_async",
 ]
 
 HandSink = Callable[[dict[str, Any]], None]
@@ -106,10 +110,10 @@ async def play_match_async(
     Raises:
         ValueError: not one player per seat.
     """
-    session = MatchSession(config, [getattr(p, "name", f"S{i}") for i, p in enumerate(players)])
+    session = MatchSession(config, [p.name for p in players])
     notify_error = on_notify_error or _ignore
     for seat, p in enumerate(players):
-        await _notify_one(p, "start_match", session.start_info(seat), seat, notify_error)
+        await _notify(p.start_match, session.start_info(seat), seat, notify_error)
     driver = _Driver(players, config.prepare_ahead, clock)
     while (turn := session.turn) is not None:
         outcome = await driver.ask(turn, session)
@@ -124,7 +128,7 @@ async def play_match_async(
         result.seats[seat].prepared = n
     end = session.end_info()
     for seat, p in enumerate(players):
-        await _notify_one(p, "end_match", end, seat, notify_error)
+        await _notify(p.end_match, end, seat, notify_error)
     return result
 
 
@@ -133,11 +137,10 @@ class _Driver:
 
     def __init__(self, players: Sequence[Player], prepare_ahead: bool, clock: Callable[[], float]) -> None:
         self.players = players
-        self.pipes: list[PipelinedPlayer | None] = [p if _pipelined(p) else None for p in players]
-        # Who awaits: the stall meter runs around their decisions only. A plain decide
-        # blocks the loop itself: that is the player's own time.
-        self.awaits = [pipe is not None or inspect.iscoroutinefunction(getattr(p, "decide", None))
-                       for p, pipe in zip(players, self.pipes, strict=True)]
+        self.pipes = [p if isinstance(p, PipelinedPlayer) else None for p in players]
+        # Who awaits: the stall meter runs around their decisions only. A sync player's
+        # decide blocks the loop itself: that is the player's own time.
+        self.awaits = [not isinstance(p, SyncAdapter) for p in players]
         self.guesses: list[dict[tuple[LegalAction, ...], Action]] | None = (
             [{} for _ in players] if prepare_ahead else None)
         self.clock = clock
@@ -158,10 +161,7 @@ class _Driver:
                 pipe = self.pipes[turn.seat]
                 if pipe is not None:
                     return await self._pipelined(pipe, turn, session)
-                decision = self.players[turn.seat].decide(turn.view, turn.request_id, turn.timing)
-                if inspect.isawaitable(decision):
-                    decision = await decision
-                return decision
+                return await self.players[turn.seat].decide(turn.view, turn.request_id, turn.timing)
             finally:
                 if held:
                     stalls.release()
@@ -208,10 +208,6 @@ class _Driver:
             seen[turn.view.legal_actions] = action
 
 
-def _pipelined(player: Player) -> TypeGuard[PipelinedPlayer]:
-    return all(callable(getattr(player, m, None)) for m in ("encode", "send", "has_answer", "receive"))
-
-
 async def _deliver(events: list[SessionEvent], players: Sequence[Player], on_hand: HandSink | None,
                    on_fault: Callable[[FaultRecord], None] | None, notify_error: NotifyErrorSink) -> None:
     """Hand the session's events to the sinks and the seats, in order."""
@@ -223,18 +219,22 @@ async def _deliver(events: list[SessionEvent], players: Sequence[Player], on_han
             if on_hand is not None:
                 on_hand(event.record)
             for seat, p in enumerate(players):
-                await _notify_one(p, "hand_end", event.result, seat, notify_error)
+                await _notify(p.hand_end, event.result, seat, notify_error)
         elif isinstance(event, HandStopped) and on_hand is not None:
             on_hand(event.record)
 
 
-async def _notify_one(player: Player, method: str, arg: Any, seat: int, notify_error: NotifyErrorSink) -> None:
+_Told = TypeVar("_Told")
+
+
+async def _notify(method: Callable[[_Told], Awaitable[None]], arg: _Told, seat: int,
+                  notify_error: NotifyErrorSink) -> None:
+    """Await one notification of a seat; what it raises goes to ``notify_error`` with
+    the method's name."""
     try:
-        out = getattr(player, method)(arg)
-        if inspect.isawaitable(out):
-            await out
+        await method(arg)
     except Exception as exc:  # a notification must never stop the match
-        notify_error(method, seat, exc)
+        notify_error(getattr(method, "__name__", "notification"), seat, exc)
 
 
 def _ignore(method: str, seat: int, exc: BaseException) -> None:

@@ -43,24 +43,24 @@ from arena.engine import (
     HandResult,
     IllegalActionError,
     IllegalSignalError,
+    MatchEndReason,
     MusState,
-    Observation,
     Rules,
-    format_cards,
     format_legal,
 )
+from arena.handlog import deal_record, hand_record, step_record, unfinished_hand_record
 from arena.referee.player import (
     Decision,
     DecisionTiming,
-    EndReason,
     FaultKind,
     FaultRecord,
     MatchEndInfo,
     MatchStartInfo,
     SeatStats,
+    Turn,
 )
 from arena.referee.policy import default_action
-from arena.results import ended_by_text, result_to_json
+from arena.results import ended_by_text
 
 FAULT_DETAIL_CHARS = 500
 """Characters of a fault's detail kept in the hand log and the result."""
@@ -102,7 +102,7 @@ class MatchResult:
     seed: int
     winner_team: int | None
     games_won: tuple[int, int]
-    reason: EndReason
+    reason: MatchEndReason
     hands: int
     stones: tuple[int, int]
     """Stones scored per team over the match (all games)."""
@@ -114,9 +114,6 @@ class MatchResult:
     finished hand) and ``ended_by`` (how the hand that ended it ended, as logged: e.g.
     ``count``, ``count:chica``, ``deje:pares``, ``ordago:grande``; None if unfinished).
     See :func:`games_record`."""
-
-    def __post_init__(self) -> None:
-        self.reason = EndReason(self.reason)  # a plain string from older callers
 
     @property
     def faults(self) -> list[FaultRecord]:
@@ -146,18 +143,6 @@ class MatchResult:
             "faults": [f.to_json() for f in self.faults],
             "games": self.games,
         }
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Turn:
-    """One decision to ask: the seat, the request's id (1, 2, … over the match), what
-    the seat may see, and its time. Compared by identity: a predicted turn is the very
-    object :attr:`MatchSession.turn` gives when the prediction comes true."""
-
-    seat: int
-    request_id: int
-    view: Observation
-    timing: DecisionTiming
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +203,7 @@ class MatchSession:
         self._decision_s = config.decision_ms / 1000.0
         self._request_id = 0
         self._steps: list[dict[str, Any]] = []
-        self._deal = _deal_record(self._state)
+        self._deal = deal_record(self._state)
         self._events: list[SessionEvent] = []
         self._forfeit_team: int | None = None
         self._detail = ""
@@ -331,11 +316,11 @@ class MatchSession:
         state = self._state
         if self._forfeit_team is not None:
             winner: int | None = 1 - self._forfeit_team
-            reason = EndReason.FORFEIT
+            reason = MatchEndReason.FORFEIT
         elif state.is_terminal:
-            winner, reason = state.match_winner, EndReason.COMPLETED
+            winner, reason = state.match_winner, MatchEndReason.COMPLETED
         else:
-            winner, reason = None, EndReason.ABORTED
+            winner, reason = None, MatchEndReason.ABORTED
         # A game has begun once a decision of one of its hands was asked: the hand in
         # play when a forfeit stopped the match may be the first of a new game.
         begun = state.game_no if self._forfeit_team is not None and self._steps else None
@@ -403,27 +388,23 @@ class MatchSession:
                 state.apply(action)
             except IllegalActionError as exc:  # pragma: no cover - the default is always legal
                 raise AssertionError(f"referee default action illegal: {exc}") from exc
-        step: dict[str, Any] = {"seat": seat, "id": turn.request_id, "action": str(action),
-                                "ms": round(elapsed_s * 1000, 3)}
-        if sena_text:
-            step["sena"] = sena_text
+        self._steps.append(step_record(seat, turn.request_id, str(action), elapsed_s, sena_text,
+                                       (fault.kind.value, fault.detail) if fault is not None else None))
         if fault is not None:
-            step["fault"] = {"kind": fault.kind.value, "detail": fault.detail}
             st.faults.append(fault)
             self._events.append(Faulted(fault))
-        self._steps.append(step)
         if len(state.hand_results) > hands_before:
             result = state.hand_results[-1]
             self._events.append(HandEnded(hand_record(result, self._deal, self._steps), result))
             self._steps = []
-            self._deal = _deal_record(state) if not state.is_terminal else {}
+            self._deal = deal_record(state) if not state.is_terminal else {}
         max_faults = self.config.max_faults
         if fault is not None and max_faults and len(st.faults) >= max_faults:
             self._forfeit_team = seat & 1
             self._detail = f"S{seat} ({self.names[seat]}) reached {len(st.faults)} faults"
             if self._steps:  # the hand was stopped before its end
                 self._events.append(HandStopped(
-                    unfinished_hand_record(state, self._deal, self._steps, EndReason.FORFEIT.value, self._detail)))
+                    unfinished_hand_record(state, self._deal, self._steps, MatchEndReason.FORFEIT.value, self._detail)))
             self._turn = None
             return True
         return False
@@ -448,7 +429,7 @@ class MatchSession:
                        f"{state.discard_round} rounds of discards: no seat cut the mus")
                 self._detail = f"stopped after {len(self._steps)} decisions in hand {state.hand_no + 1}, {why}"
                 self._events.append(HandStopped(unfinished_hand_record(
-                    state, self._deal, self._steps, EndReason.ABORTED.value, self._detail)))
+                    state, self._deal, self._steps, MatchEndReason.ABORTED.value, self._detail)))
                 self._turn = None
                 return
             seat = state.to_act
@@ -462,17 +443,6 @@ class MatchSession:
             if self._step(turn, default_action(state), 0.0, fault, None, None):
                 return
             predicted = None
-
-
-def _deal_record(state: MusState) -> dict[str, Any]:
-    """The deal as dealt: every seat's cards and the stock from the top."""
-    return {
-        "dealer": state.dealer,
-        "mano": state.mano,
-        "hands": [format_cards(h) for h in state.hands],
-        "stock": format_cards(reversed(state.stock)),
-        "scores": list(state.scores),
-    }
 
 
 def _games_won(results: Sequence[HandResult]) -> tuple[int, int]:
@@ -512,42 +482,3 @@ def _stones(results: Sequence[HandResult]) -> tuple[int, int]:
         for t in (0, 1):
             out[t] += r.scores_after[t] - r.scores_before[t]
     return (out[0], out[1])
-
-
-def hand_record(result: HandResult, deal: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
-    """The hand log's record of one finished hand (schema in docs/handlog.md)."""
-    return {
-        "type": "hand",
-        "game": result.game,
-        "hand": result.hand,
-        "finished": True,
-        "deal": deal,
-        "steps": steps,
-        "result": result_to_json(result),
-    }
-
-
-def unfinished_hand_record(
-    state: MusState, deal: dict[str, Any], steps: list[dict[str, Any]], reason: str, detail: str
-) -> dict[str, Any]:
-    """The hand log's record of a hand the match stopped in (docs/handlog.md): its deal,
-    the steps played (faults included), ``"finished": false`` and ``stopped``: why
-    (``reason``, ``detail``) and where (the phase or lance, the seat that was to act
-    next, the scores then, dejes of the hand included). No ``result``: nothing was
-    counted."""
-    lance = state.current_lance
-    return {
-        "type": "hand",
-        "game": state.game_no,
-        "hand": state.hand_no,
-        "finished": False,
-        "deal": deal,
-        "steps": steps,
-        "stopped": {
-            "reason": reason,
-            "detail": detail,
-            "phase": lance.name.lower() if lance is not None else state.phase.name.lower(),
-            "to_act": state.to_act,
-            "scores": list(state.scores),
-        },
-    }

@@ -43,10 +43,18 @@ from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import handshake
 
-from arena.engine import HandResult, Observation
+from arena.engine import HandResult
 from arena.referee.eventloop import StallMeter, stall_meter, thread_loop
-from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
-from arena.referee.session import Turn
+from arena.referee.player import (
+    BotFault,
+    Decision,
+    DecisionTiming,
+    FaultKind,
+    MatchEndInfo,
+    MatchStartInfo,
+    PipelinedPlayer,
+    Turn,
+)
 from arena.remote.encoder import EncodedRequest, RequestEncoder
 from arena.remote.inbox import BOT_CLOSED, CLOSED, MAX_MESSAGE_BYTES, Inbox
 from arena.remote.manifest import BotAddress, BotManifest, BotSpec
@@ -77,7 +85,7 @@ _STOPPED_READING = "the bot stopped reading its stream"
 _CANCELLED_UNDER_WRITE = "stream cancelled during a write"
 
 
-class RemoteBot:
+class RemoteBot(PipelinedPlayer):
     """A bot process (or a bot at an address) playing one seat.
 
     :meth:`connect` and :meth:`close` are plain methods (they run on this thread's
@@ -469,13 +477,6 @@ class RemoteBot:
         finally:
             self._end_wait()
             self._freeze()
-
-    async def decide(self, view: Observation, request_id: int, timing: DecisionTiming) -> Decision:
-        """:meth:`send` then :meth:`receive` (the referee's ``Player`` protocol, for
-        callers that ask one decision at a time, such as ``mus check``)."""
-        turn = Turn(view.seat, request_id, view, timing)
-        await self.send(turn, self.encode(turn))
-        return await self.receive(turn)
 
     def _freeze(self) -> None:
         """Under the strict sandbox a bot process runs only while it is asked: it is

@@ -205,16 +205,12 @@ def match_start_pb(
 
 
 def match_end_pb(
-    winner_team: int | None, games_won: Sequence[int], reason: str, detail: str, vacas_won: Sequence[int] = (0, 0)
+    winner_team: int | None, games_won: Sequence[int], reason: MatchEndReason, detail: str,
+    vacas_won: Sequence[int] = (0, 0),
 ) -> svc.MatchEnd:
     """The match-end notification: ``games_won`` over the whole match, ``vacas_won``
-    as the engine counted them; ``reason`` a :class:`~mus_core.events.MatchEndReason`
-    value (``completed``, ``forfeit``, ``aborted``; anything else is sent as aborted)."""
-    why = MatchEndReason(reason) if reason in _END_REASONS else MatchEndReason.ABORTED
-    return sdk.match_result_to_proto(MatchEnd(tuple(games_won), winner_team, why, detail, tuple(vacas_won)))
-
-
-_END_REASONS = frozenset(r.value for r in MatchEndReason)
+    as the engine counted them."""
+    return sdk.match_result_to_proto(MatchEnd(tuple(games_won), winner_team, reason, detail, tuple(vacas_won)))
 
 
 def hand_end_pb(result: HandResult) -> svc.HandEnd:

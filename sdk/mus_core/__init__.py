@@ -12,6 +12,7 @@ Conversions to and from the ``mus.v1`` protobuf messages are not here (this pack
 imports no protobuf): they are in ``mus_sdk.convert`` and ``mus_sdk.protomap``.
 """
 
+from mus_core._deprecation import module_aliases
 from mus_core.actions import (
     FIXED_ACTIONS,
     MUS,
@@ -24,7 +25,6 @@ from mus_core.actions import (
     QUIERO,
     Action,
     ActionKind,
-    DiscardChoice,
     DiscardRange,
     EnvidoRange,
     LegalAction,
@@ -45,7 +45,7 @@ from mus_core.cards import (
     parse_rank,
 )
 from mus_core.errors import IllegalActionError, IllegalSignalError, InvalidActionError, MusError
-from mus_core.evaluate import HandEval, HandValue, Pares
+from mus_core.evaluate import HandValue, Pares
 from mus_core.events import (
     Declarations,
     Event,
@@ -65,10 +65,18 @@ from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
 
 __all__ = [
     "CARDS", "FIXED_ACTIONS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS",
-    "QUIERO", "RANK_CHARS", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations", "DiscardChoice",
-    "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandEval", "HandResult",
+    "QUIERO", "RANK_CHARS", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations",
+    "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandResult",
     "HandValue", "IllegalActionError", "IllegalSignalError", "InvalidActionError", "JuegoReal", "Lance",
     "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MatchEndReason", "MusCorrido", "MusError",
     "Pares", "Phase", "Rank", "Rules", "Sena", "SignalMode", "Suit", "discard", "envido",
     "format_cards", "format_legal", "is_in", "parse_cards", "parse_rank",
 ]
+
+_former = module_aliases(__name__, {"DiscardChoice": (DiscardRange, "DiscardRange"), "HandEval": (HandValue, "HandValue")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names, each with a ``DeprecationWarning``: ``DiscardChoice`` is
+    :class:`DiscardRange`, ``HandEval`` is :class:`HandValue`."""
+    return _former(name)

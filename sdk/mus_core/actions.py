@@ -31,6 +31,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mus_core._deprecation import module_aliases
 from mus_core.cards import CARDS, Card, format_cards, parse_cards
 
 
@@ -241,12 +242,15 @@ class DiscardRange:
         return f"discard {self.min_count}-{self.max_count} of {format_cards(self.cards)}"
 
 
-DiscardChoice = DiscardRange
-"""The engine's former name of :class:`DiscardRange` (deprecated; the proto and the SDK
-say ``DiscardRange``)."""
-
 LegalAction = Action | EnvidoRange | DiscardRange
 """An entry of ``legal_actions()``: a fixed action, or a shape for a family of actions."""
+
+_former = module_aliases(__name__, {"DiscardChoice": (DiscardRange, "DiscardRange")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names, with a ``DeprecationWarning``: ``DiscardChoice`` is :class:`DiscardRange`."""
+    return _former(name)
 
 
 def is_in(action: Action, legal: Iterable[LegalAction]) -> bool:

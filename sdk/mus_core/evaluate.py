@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import NamedTuple
 
+from mus_core._deprecation import module_aliases
 from mus_core.cards import AS, CABALLO, DOS, REY, SIETE, SOTA, TRES
 from mus_core.rules import JuegoReal
 
@@ -40,7 +41,6 @@ __all__ = [
     "PARES_NONE",
     "PARES_PAR",
     "RANK_BITS",
-    "HandEval",
     "HandValue",
     "Pares",
     "chica_key",
@@ -150,8 +150,12 @@ class HandValue(NamedTuple):
         return self.total
 
 
-HandEval = HandValue
-"""The engine's former name of :class:`HandValue` (deprecated)."""
+_former = module_aliases(__name__, {"HandEval": (HandValue, "HandValue")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names, with a ``DeprecationWarning``: ``HandEval`` is :class:`HandValue`."""
+    return _former(name)
 
 
 def rank_code(cards: Iterable[int]) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from mus_core._deprecation import deprecated
 from mus_core.actions import Action
 from mus_core.cards import Card
 
@@ -202,6 +203,7 @@ class LiveBet:
     @property
     def prev(self) -> int:
         """Deprecated name of :attr:`deje` (the engine's former field name)."""
+        deprecated("LiveBet.prev", "LiveBet.deje")
         return self.deje
 
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mus_core._deprecation import deprecated, module_aliases
 from mus_core.actions import (
     MUS,
     NO_MUS,
@@ -147,21 +148,28 @@ class Observation:
     @property
     def live_bet(self) -> LiveBet | None:
         """Deprecated alias of :attr:`bet`."""
+        deprecated("Observation.live_bet", "Observation.bet")
         return self.bet
 
     @property
     def mus_round(self) -> int:
         """Deprecated alias of :attr:`discard_round`."""
+        deprecated("Observation.mus_round", "Observation.discard_round")
         return self.discard_round
 
     @property
     def players(self) -> int:
         """Deprecated alias of :attr:`num_seats`."""
+        deprecated("Observation.players", "Observation.num_seats")
         return self.num_seats
 
 
-SeatView = Observation
-"""The engine's former name of :class:`Observation` (deprecated)."""
+_former = module_aliases(__name__, {"SeatView": (Observation, "Observation")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names, with a ``DeprecationWarning``: ``SeatView`` is :class:`Observation`."""
+    return _former(name)
 
 
 class MusState:
@@ -491,6 +499,7 @@ class MusState:
     @property
     def mus_round(self) -> int:
         """Deprecated alias of :attr:`discard_round`."""
+        deprecated("MusState.mus_round", "MusState.discard_round")
         return self._discard_round
 
     @property
@@ -530,6 +539,7 @@ class MusState:
     @property
     def live_bet(self) -> LiveBet | None:
         """Deprecated alias of :attr:`bet`."""
+        deprecated("MusState.live_bet", "MusState.bet")
         return self.bet
 
     def legal_actions(self) -> tuple[LegalAction, ...]:

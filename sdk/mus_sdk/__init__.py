@@ -4,6 +4,8 @@ Subclass :class:`Bot`, implement :meth:`Bot.decide`, and end the file with
 ``serve(MyBot())``. See docs/sdk.md for a guide. Only grpcio and protobuf are needed.
 """
 
+from mus_core._deprecation import module_aliases
+
 from mus_sdk._version import __version__
 from mus_sdk.bot import Bot, Decision, split_decision
 from mus_sdk.server import BotServicer, serve, start_server
@@ -29,7 +31,6 @@ from mus_sdk.types import (
     HandEnd,
     HandEndKind,
     HandResult,
-    HandSummary,
     JuegoReal,
     Lance,
     LanceOutcome,
@@ -40,7 +41,6 @@ from mus_sdk.types import (
     MatchEnd,
     MatchEndReason,
     MatchInfo,
-    MatchResult,
     MusCorrido,
     Observation,
     Phase,
@@ -88,7 +88,6 @@ __all__ = [
     "HandEnd",
     "HandEndKind",
     "HandResult",
-    "HandSummary",
     "JuegoReal",
     "Lance",
     "LanceOutcome",
@@ -99,7 +98,6 @@ __all__ = [
     "MatchEnd",
     "MatchEndReason",
     "MatchInfo",
-    "MatchResult",
     "MusCorrido",
     "Observation",
     "Phase",
@@ -125,3 +123,11 @@ __all__ = [
     "split_decision",
     "start_server",
 ]
+
+_former = module_aliases(__name__, {"HandSummary": (HandResult, "HandResult"), "MatchResult": (MatchEnd, "MatchEnd")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names (``HandSummary``, ``MatchResult``), each with a ``DeprecationWarning``:
+    see :mod:`mus_sdk.types`."""
+    return _former(name)

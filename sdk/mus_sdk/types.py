@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from mus_core._deprecation import deprecated, module_aliases
 from mus_core.actions import (
     FIXED_ACTIONS,
     MUS,
@@ -63,8 +64,8 @@ __all__ = [
     "CARDS", "FIXED_ACTIONS", "MUS", "NO_MUS", "NO_QUEREMOS", "NO_QUIERO", "ORDAGO", "PASO", "QUEREMOS",
     "QUIERO", "RANK_CHARS", "SUIT_CHARS", "Action", "ActionKind", "BotInfo", "Card", "Declarations",
     "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandResult",
-    "HandSummary", "JuegoReal", "Lance", "LanceOutcome", "LanceResult", "LazyHistory", "LegalAction",
-    "LegalActions", "LiveBet", "MatchEnd", "MatchEndReason", "MatchInfo", "MatchResult", "MusCorrido",
+    "JuegoReal", "Lance", "LanceOutcome", "LanceResult", "LazyHistory", "LegalAction",
+    "LegalActions", "LiveBet", "MatchEnd", "MatchEndReason", "MatchInfo", "MusCorrido",
     "Observation", "Phase", "Rank", "Rules", "Sena", "SignalMode", "Suit", "discard", "envido",
     "format_cards", "mus", "no_mus", "no_queremos", "no_quiero", "ordago", "parse_cards", "partners_of",
     "paso", "queremos", "quiero",
@@ -339,7 +340,8 @@ class Observation:
     cards: tuple[Card, ...]
     """Your cards."""
     legal_actions: LegalActions
-    """What you may do now; never empty (``legal``, its former name, still reads it)."""
+    """What you may do now; never empty (``legal``, its former name, still reads it, with a
+    ``DeprecationWarning``)."""
     mano: int
     """The mano seat (speaks first, wins ties)."""
     dealer: int
@@ -378,6 +380,7 @@ class Observation:
     @property
     def legal(self) -> LegalActions:
         """Deprecated alias of :attr:`legal_actions` (the engine and the proto's name)."""
+        deprecated("Observation.legal", "Observation.legal_actions")
         return self.legal_actions
 
     def to_state(self, rng: random.Random, known_discards: Iterable[Card] | None = None) -> MusState:
@@ -549,13 +552,18 @@ class MatchEnd:
     """Vacas won by each team."""
 
 
-MatchResult = MatchEnd
-"""Former name of :class:`MatchEnd` (deprecated: the arena's ``MatchResult`` is the
-referee's record of a whole match, another thing)."""
+_former = module_aliases(__name__, {
+    # The arena's ``MatchResult`` is the referee's record of a whole match, another thing.
+    "MatchResult": (MatchEnd, "MatchEnd"),
+    # The engine, the proto and the logs say ``HandResult``.
+    "HandSummary": (HandResult, "HandResult"),
+})
 
-HandSummary = HandResult
-"""Former name of :class:`~mus_core.events.HandResult`, what ``on_hand_end`` receives
-(deprecated: the engine, the proto and the logs say ``HandResult``)."""
+
+def __getattr__(name: str) -> object:
+    """Former names, with a ``DeprecationWarning``: ``MatchResult`` is :class:`MatchEnd`,
+    ``HandSummary`` is :class:`~mus_core.events.HandResult`."""
+    return _former(name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ def assert_forfeit(played: Played, seat: int, kind: FaultKind, count: int = MAX_
     """``seat`` committed ``count`` faults of ``kind``, nobody else any, and its team lost."""
     r = played.result
     assert [(f.seat, f.kind) for f in r.faults] == [(seat, kind)] * count, r.faults
-    assert r.reason == "forfeit"
+    assert r.reason.value == "forfeit"
     assert r.winner_team == 1 - seat % 2
     assert r.detail == f"S{seat} ({played.names[seat]}) reached {count} faults"
 
@@ -40,7 +40,7 @@ def assert_forfeit(played: Played, seat: int, kind: FaultKind, count: int = MAX_
 def assert_completed(played: Played) -> None:
     """The match was played to its end, without a fault."""
     r = played.result
-    assert r.reason == "completed", (r.reason, r.detail, r.faults)
+    assert r.reason.value == "completed", (r.reason, r.detail, r.faults)
     assert r.winner_team in (0, 1) and r.games_won[r.winner_team] == 1
     assert r.faults == []
     assert played.notify_errors == []

@@ -71,7 +71,7 @@ def test_a_flood_during_the_match_is_a_crash_and_reading_stops(spawn, pool, coun
     limits = (why, "bytes in this match (budget: ")  # the one this case aims at, or the match's budget
     assert all(f.detail.startswith("the bot flooded its stream: ") and any(w in f.detail for w in limits)
                for f in crashes), r.faults
-    assert r.reason == "completed" and played.notify_errors == []
+    assert r.reason.value == "completed" and played.notify_errors == []
     assert rss.growth < ARENA_RSS_BUDGET
     # The bot saw its stream cancelled long before it sent everything.
     sent = int(stderr_of(bot).split("flooded ")[1].split()[0])
@@ -91,7 +91,7 @@ def test_a_flood_after_the_match_end_is_discarded(spawn, pool) -> None:
     r = played.result
     print(f"flood after the match end: arena RSS {rss.start / MiB:.0f} MiB + {rss.growth / MiB:.1f} MiB; "
           f"closed in {closing:.2f} s")
-    assert r.reason == "completed" and r.faults == [] and played.notify_errors == []
+    assert r.reason.value == "completed" and r.faults == [] and played.notify_errors == []
     assert not bot.ended_cleanly
     assert rss.growth < ARENA_RSS_BUDGET
     assert closing < 5.0

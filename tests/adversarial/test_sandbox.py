@@ -308,7 +308,7 @@ def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> No
     config = MatchConfig(rules=Rules(games_to_win=1, target_points=15), seed=3, match_id="hog", decision_ms=30000)
     outcome = run_match([hog, rulebot, hog, rulebot], Seating(("hog", "r", "hog", "r")), config, tmp_path / "out",
                         sandbox="strict")
-    assert outcome.result.reason in ("completed", "forfeit")
+    assert outcome.result.reason.value in ("completed", "forfeit")
     reports = [r for r in attack_reports(tmp_path / "out") if r["attack"] == "hog"]
     assert len(reports) == 2, reports  # one per hog seat (the first decision of each)
     # Never all eight children of a seat hold their 100 MB at once: the kernel killed

@@ -309,9 +309,9 @@ def test_a_bot_can_stop_its_opponents(spawn, attack: str) -> None:
     r = played.result
     if attack == "sigkill" and _pid_namespaces_here():
         # Each bot in its own pid namespace cannot name a process outside it: kill() fails.
-        assert r.reason == "completed" and not r.faults, (r.reason, r.detail)
+        assert r.reason.value == "completed" and not r.faults, (r.reason, r.detail)
         return
-    assert r.reason == "forfeit" and r.winner_team == 0, (r.reason, r.detail)
+    assert r.reason.value == "forfeit" and r.winner_team == 0, (r.reason, r.detail)
     assert r.faults and all(f.seat in (1, 3) and f.kind is FaultKind.CRASH for f in r.faults)
     assert max(sum(f.seat == s for f in r.faults) for s in (1, 3)) == MAX_FAULTS
     assert not seats[1].process.alive() and not seats[3].process.alive()
@@ -355,7 +355,7 @@ def test_a_bot_can_read_the_match_seed_and_deal_every_hand(tmp_path: Path, tag: 
     specs += [manifest(TRIVIAL_BOT, tag) for _ in range(3)]
     cfg = config(match_id="peeked")
     outcome = run_match(specs, Seating(("zoo", "t", "t", "t")), cfg, tmp_path / "logs")
-    assert outcome.result.reason == "completed" and outcome.result.faults == []
+    assert outcome.result.reason.value == "completed" and outcome.result.faults == []
     first_hand = next(r for r in map(json.loads, outcome.log_path.read_text().splitlines()) if r["type"] == "hand")
     [peek_file] = tmp_path.glob("peek-*.json")
     peek = json.loads(peek_file.read_text())
@@ -466,7 +466,7 @@ def test_a_bot_run_as_another_user_cannot_read_the_seed(tag: str) -> None:
         specs = [spec] + [manifest(TRIVIAL_BOT, tag) for _ in range(3)]
         out.chmod(0o700)
         outcome = run_match(specs, Seating(("zoo", "t", "t", "t")), config(match_id="private"), out / "logs")
-        assert outcome.result.reason == "completed" and outcome.result.faults == []
+        assert outcome.result.reason.value == "completed" and outcome.result.faults == []
         reports = list(shared.glob("peek-*.json"))
         assert reports, "the bot wrote no report"
         peek = json.loads(reports[0].read_text())

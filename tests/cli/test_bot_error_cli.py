@@ -15,13 +15,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 TESTBOT = REPO / "tests" / "remote" / "bots" / "testbot"
 TRIVIAL_BOT = REPO / "bench" / "bots" / "trivial"
-DEADLINE_MS = 5000
+DEADLINE_MS = 60_000
+"""Long enough that waiting for one deadline fails the test on a machine of any load."""
 FIRST_TRACE_LINE = f'File "{TESTBOT / "bot.py"}", line '
 
 
 def mus(*args: str | Path | int) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], cwd=REPO, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=240, check=False)
 
 
 def test_match_and_replay_show_the_exception_and_name_the_stderr_log(tmp_path: Path) -> None:
@@ -34,9 +35,9 @@ def test_match_and_replay_show_the_exception_and_name_the_stderr_log(tmp_path: P
             "--decision-ms", DEADLINE_MS, "--max-faults", "3")
     took = time.monotonic() - t0
     assert r.returncode == 0, r.stderr
-    # Three faults charged at the deadline would take 15 s; the processes' start included,
-    # the whole command takes a small part of that.
-    assert took < 3 * DEADLINE_MS / 1000 / 2, took
+    # A fault charged at the deadline instead of at once would take a whole deadline (60 s):
+    # the command, the processes' start included, takes a small part of one.
+    assert took < DEADLINE_MS / 1000, took
     lines = r.stdout.splitlines()
     faults = [i for i, line in enumerate(lines) if line.startswith("  fault ")]
     assert len(faults) >= 3, r.stdout  # one seat reached 3 (its partner, the same bot, faults too)

@@ -20,6 +20,7 @@ from arena.engine import Rules
 from arena.league.runmatch import Seating, run_match
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig
+from arena.referee.player import SyncAdapter
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -89,10 +90,10 @@ def hand_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished match of several hands, each with discards; señas seen by partners only."""
     out = tmp_path_factory.mktemp("handlog")
     rules = Rules.from_mapping({"target_points": 20, "games_to_win": 1, "signals": "partner_with_interception"})
-    players = [InProcessBot(MusBot()) for _ in range(4)]
+    players = [SyncAdapter(InProcessBot(MusBot())) for _ in range(4)]
     outcome = run_match([], Seating(("a", "b", "a", "b")), MatchConfig(rules=rules, seed=5, match_id="m"), out,
                         players=players)
-    assert outcome.result.reason == "completed"
+    assert outcome.result.reason.value == "completed"
     records = [json.loads(line) for line in outcome.log_path.read_text().splitlines()]
     hands = [r for r in records if r["type"] == "hand"]
     assert len(hands) >= 4, "the fixture needs a match of at least four hands"

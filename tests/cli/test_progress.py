@@ -14,6 +14,7 @@ import pytest
 from rich.console import Console
 
 from arena.cli.progress import LeagueProgress, _EtaColumn, match_line, resume_command
+from arena.engine import MatchEndReason
 from arena.league.runmatch import MatchOutcome, Seating
 from arena.referee.match import MatchResult
 from arena.referee.player import FaultKind, FaultRecord, SeatStats
@@ -26,7 +27,7 @@ def outcome(mid: str, team0: str, team1: str, winner: int | None, *, faults: lis
         seats[f.seat].faults.append(f)
     error = "\n".join(f"S{s}: bot {team1} exited with code 3 before announcing its address; its stderr (x.log):\n"
                       "  boom" for s in start_failed)
-    result = MatchResult(mid, 1, winner, (1, 0) if winner == 0 else (0, 1), reason, 0 if start_failed else 7,
+    result = MatchResult(mid, 1, winner, (1, 0) if winner == 0 else (0, 1), MatchEndReason(reason), 0 if start_failed else 7,
                          (30, 12), seats, detail=error)
     return MatchOutcome(mid, Seating((team0, team1, team0, team1)), result, Path(f"{mid}.jsonl"), error, start_failed)
 

@@ -49,7 +49,7 @@ def hand_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rules = Rules.from_mapping({"target_points": 15, "games_to_win": 1})
     outcome = run_match([spec] * 4, Seating(("a", "b", "a", "b")),
                         MatchConfig(rules=rules, seed=11, match_id="m", decision_ms=DECISION_MS, time_bank_ms=60_000), out)
-    assert outcome.result.reason == "completed", outcome.result
+    assert outcome.result.reason.value == "completed", outcome.result
     assert not outcome.result.faults
     return outcome.log_path
 
@@ -131,16 +131,17 @@ def test_decisions_the_referee_did_not_ask_are_not_asked_again(tmp_path: Path) -
     with the deadlines the session computes from the logged times."""
     import time
 
-    from arena.engine.random_play import random_action
+    from mus_core.random_play import random_action
+
     from arena.players.local import RandomPlayer
-    from arena.referee.player import Decision
+    from arena.referee.player import Decision, SyncAdapter
 
     class Slow(RandomPlayer):
         def decide(self, view, request_id, timing):  # type: ignore[no-untyped-def]
             time.sleep(0.04)
             return Decision(random_action(self._rng, view.legal_actions))
 
-    players = [Slow(seed=1, name="slow"), RandomPlayer(seed=2), RandomPlayer(seed=3), RandomPlayer(seed=4)]
+    players = [SyncAdapter(p) for p in (Slow(seed=1, name="slow"), RandomPlayer(seed=2), RandomPlayer(seed=3), RandomPlayer(seed=4))]
     config = MatchConfig(rules=Rules(games_to_win=6), seed=5, match_id="banks", decision_ms=1000,
                          time_bank_ms=150, max_faults=0)
     (tmp_path / "out").mkdir()

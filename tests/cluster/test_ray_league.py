@@ -37,7 +37,8 @@ from arena.league.cluster_worker import MatchTask
 from arena.league.config import ClusterConfig, LeagueConfig, load_league
 from arena.league.executor import ClusterStatus
 from arena.league.results_file import LeagueError
-from arena.league.runner import LeagueRun, read_results, read_secret, run_league
+from arena.league.runner import LeagueRun, read_results, run_league
+from arena.league.secret import read_secret
 
 REPO = Path(__file__).resolve().parents[2]
 MUS = [sys.executable, "-m", "arena"]

@@ -522,13 +522,3 @@ def test_only_the_seat_to_act_has_legal_actions_in_its_view() -> None:
         assert view.to_act == 1
         assert (view.legal_actions != ()) == (seat == 1)
         assert view.bet == s.bet
-
-
-def test_former_names_of_the_live_bet_and_discard_round() -> None:
-    """``live_bet``, ``mus_round`` and the view's ``players`` (the engine's names before
-    the SDK's and the proto's ``bet``, ``discard_round``, ``num_seats``) still read them."""
-    s = run(TV07, "S0 no-mus; S0 e2")
-    view = s.view(1)
-    assert s.bet is not None and (s.live_bet, view.live_bet, view.bet) == (s.bet, s.bet, s.bet)
-    assert (s.mus_round, view.mus_round) == (s.discard_round, view.discard_round) == (0, 0)
-    assert view.players == view.num_seats == 4

@@ -10,7 +10,7 @@ from arena.engine import (
     MUS,
     NO_MUS,
     Action,
-    DiscardChoice,
+    DiscardRange,
     EventKind,
     IllegalActionError,
     Lance,
@@ -108,7 +108,7 @@ def test_discard_only_after_all_four_say_mus() -> None:
     s.apply(MUS)
     assert s.phase == Phase.DISCARD and s.to_act == 0
     legal = s.legal_actions()
-    assert len(legal) == 1 and isinstance(legal[0], DiscardChoice)
+    assert len(legal) == 1 and isinstance(legal[0], DiscardRange)
     assert sorted(legal[0].cards) == sorted(s.hands[0])
 
 

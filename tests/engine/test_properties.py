@@ -6,6 +6,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core.random_play import random_action
 
 from arena.engine import (
     MUS,
@@ -26,7 +27,6 @@ from arena.engine import (
     envido,
     is_in,
 )
-from arena.engine.random_play import random_action
 
 RULESETS = [
     Rules(),

@@ -12,7 +12,7 @@ from arena.engine import (
     MUS,
     NO_MUS,
     Action,
-    DiscardChoice,
+    DiscardRange,
     EnvidoRange,
     IllegalActionError,
     Lance,
@@ -35,7 +35,7 @@ def choose(state: MusState, rng: random.Random) -> Action:
     entry = rng.choice(legal)
     if isinstance(entry, EnvidoRange):
         return envido(entry.min_amount)
-    if isinstance(entry, DiscardChoice):
+    if isinstance(entry, DiscardRange):
         return discard(entry.cards[: rng.randint(1, 4)])
     return entry
 

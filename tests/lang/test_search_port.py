@@ -16,6 +16,7 @@ from types import ModuleType
 from arena.engine import Rules
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import Player, SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
 
@@ -36,17 +37,17 @@ def _search_module() -> ModuleType:
 
 def _match(js_bot: Path, port_seats: tuple[int, int], seed: int, log_dir: Path) -> list[object]:
     search = _search_module()
-    players: list[object] = []
+    players: list[Player] = []
     for seat in range(4):
         if seat in port_seats:
-            players.append(InProcessBot(search.SearchBot(seed=seat, samples=0)))
+            players.append(SyncAdapter(InProcessBot(search.SearchBot(seed=seat, samples=0))))
         else:
             players.append(RemoteBot(load_manifest(js_bot), log_dir, f"js{seat}"))
     remote = [p for p in players if isinstance(p, RemoteBot)]
     try:
         for p in remote:
             p.connect()
-        result = play_match(players, MatchConfig(rules=Rules(games_to_win=2), seed=seed, match_id=f"port{seed}"))  # type: ignore[arg-type]
+        result = play_match(players, MatchConfig(rules=Rules(games_to_win=2), seed=seed, match_id=f"port{seed}"))
     finally:
         for p in remote:
             p.close()

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.league.config import load_league
-from arena.league.folder import LeagueSecret, league_identity
+from arena.league.folder import league_identity
 from arena.league.loop import LeagueLoop
 from arena.league.results_file import ResultsWriter
 from arena.league.runmatch import MatchOutcome, Seating, not_started_result
 from arena.league.schedule import ScheduledMatch
+from arena.league.secret import LeagueSecret
 from arena.referee.match import MatchConfig
 
 REPO = Path(__file__).resolve().parents[2]

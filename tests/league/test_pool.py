@@ -141,7 +141,7 @@ def test_pool_reuses_freezes_and_refuses_a_seen_deal(tmp_path: Path) -> None:
     def play(seed: int, n: int) -> tuple[list[dict[str, Any]], list[int]]:
         mc = MatchConfig(seed=seed, match_id=f"m{n}", decision_ms=3000, time_bank_ms=60000)
         outcome = run_match((spec,) * 4, seating, mc, tmp_path, pool=pool)
-        assert outcome.result.reason == "completed" and not outcome.result.faults
+        assert outcome.result.reason.value == "completed" and not outcome.result.faults
         head = json.loads(outcome.log_path.read_text(encoding="utf-8").splitlines()[0])
         pids = [lease.bot.process.pid for lease in pool._idle if lease.bot.process is not None]
         return [s["process"] for s in head["seats"]], [pid for pid in pids if pid is not None]

@@ -24,8 +24,9 @@ import pytest
 from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.procs import worker_setup
-from arena.league.runner import LeagueError, LeagueSecret, run_league
+from arena.league.runner import LeagueError, run_league
 from arena.league.schedule import schedule
+from arena.league.secret import LeagueSecret
 
 REPO = Path(__file__).resolve().parents[2]
 TEXT = f"""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import Rules
+from arena.engine import MatchEndReason, Rules
 from arena.league import loop, runner
 from arena.league.config import load_league
 from arena.league.runmatch import MatchOutcome
@@ -25,7 +25,7 @@ def test_standings_complete_ordago_games_to_the_leagues_target(tmp_path: Path, m
     assert Rules().target_points != 20
 
     def fake_run_match(specs, seating, mc, out_dir, **kwargs):  # type: ignore[no-untyped-def]
-        result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), "completed", 3, (12, 15), seats=[])
+        result = MatchResult(mc.match_id, mc.seed, 0, (1, 0), MatchEndReason.COMPLETED, 3, (12, 15), seats=[])
         out = MatchOutcome(mc.match_id, seating, result, out_dir / f"{mc.match_id}.jsonl")
         record: dict[str, Any] = out.to_json()
         # A one-game match won by an accepted órdago: team 0 won with 12 of 20.

@@ -269,6 +269,7 @@ def test_stones_column_ranks_the_entry_that_wins_first() -> None:
     (nearly) every league it wins."""
     from arena.players.inprocess import InProcessBot
     from arena.referee.match import MatchConfig, play_match
+    from arena.referee.player import SyncAdapter
 
     rulebot, random_bot = load_bot("rulebot"), load_bot("random")
     won = honest = raw_right = 0
@@ -284,7 +285,7 @@ def test_stones_column_ranks_the_entry_that_wins_first() -> None:
             def keep(h: dict[str, Any], hands: list[dict[str, Any]] = hands) -> None:
                 hands.append(h["result"])
 
-            res = play_match(players, MatchConfig(seed=7919 * league + k // 2, match_id=f"l{league}m{k}"), on_hand=keep)
+            res = play_match([SyncAdapter(p) for p in players], MatchConfig(seed=7919 * league + k // 2, match_id=f"l{league}m{k}"), on_hand=keep)
             t0, t1 = ("rulebot", "random") if rb_team == 0 else ("random", "rulebot")
             recs.append({"match_id": f"m{k}", "team0": t0, "team1": t1, "deal": k // 2, **res.to_json(),
                          "games": games_of(hands)})

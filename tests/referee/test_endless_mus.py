@@ -16,6 +16,7 @@ from arena.handlog import read_log
 from arena.league.runmatch import Seating, run_match
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.remote.manifest import load_manifest
 from arena.replay import verify
 
@@ -28,7 +29,7 @@ def test_four_bots_that_never_cut_the_mus_are_stopped(tmp_path: Path) -> None:
     assert config.max_decisions_per_hand == 500
     outcome = run_match([spec] * 4, Seating(("a", "b", "a", "b")), config, tmp_path)
     result = outcome.result
-    assert result.reason == "aborted" and result.winner_team is None and result.hands == 0
+    assert result.reason.value == "aborted" and result.winner_team is None and result.hands == 0
     assert result.detail == "stopped after 500 decisions in hand 1, 62 rounds of discards: no seat cut the mus"
     assert result.faults == []  # every answer was legal: the guard is the referee's, not a fault
     log = read_log(outcome.log_path)
@@ -59,8 +60,8 @@ class _AlwaysRaise(Bot):
 
 
 def test_a_raise_war_without_end_is_stopped_too() -> None:
-    result = play_match([InProcessBot(_AlwaysRaise()) for _ in range(4)],
+    result = play_match([SyncAdapter(InProcessBot(_AlwaysRaise())) for _ in range(4)],
                         MatchConfig(rules=Rules(), seed=3, match_id="raises"))
-    assert result.reason == "aborted" and result.winner_team is None and result.faults == []
+    assert result.reason.value == "aborted" and result.winner_team is None and result.faults == []
     assert result.detail.startswith("stopped after 500 decisions in hand 1, the betting on grande never ended (stake ")
     assert result.detail.endswith("): every answer raised")

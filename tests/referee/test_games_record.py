@@ -11,11 +11,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core.random_play import random_action
 
 from arena.engine import HandResult, MusState, Observation, Rules
-from arena.engine.random_play import random_action
 from arena.referee.match import MatchConfig, games_record, play_match
-from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
+from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -87,12 +87,12 @@ def test_match_result_and_its_json_carry_the_games() -> None:
     """Through the referee: completed matches list every game; a forfeit leaves the game
     in play unfinished; ``to_json`` holds the same list."""
     players: list[Any] = [_Faulty(s, 10**9) for s in range(4)]
-    done = play_match(players, MatchConfig(rules=Rules(games_to_win=2, target_points=15), seed=3))
-    assert done.reason == "completed" and done.games and done.games[-1]["winner"] == done.winner_team
+    done = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=Rules(games_to_win=2, target_points=15), seed=3))
+    assert done.reason.value == "completed" and done.games and done.games[-1]["winner"] == done.winner_team
     assert done.to_json()["games"] == done.games
     assert sum(1 for g in done.games if g["winner"] is not None) == sum(done.games_won)
     players = [_Faulty(s, 10**9 if s else 2) for s in range(4)]
-    stopped = play_match(players, MatchConfig(rules=Rules(games_to_win=2, target_points=15), seed=3, max_faults=1))
-    assert stopped.reason == "forfeit"
+    stopped = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=Rules(games_to_win=2, target_points=15), seed=3, max_faults=1))
+    assert stopped.reason.value == "forfeit"
     last = stopped.games[-1]
     assert last["winner"] is None and last["ended_by"] is None

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core.random_play import random_action
 
 from arena.engine import HandResult, MusCorrido, MusState, Observation, Rules
-from arena.engine.random_play import random_action
 from arena.handlog import HandLog
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
+from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter
 from arena.replay import verify
 
 
@@ -46,7 +46,7 @@ def test_schema_1_logs_replay_with_their_own_dealing(monkeypatch: pytest.MonkeyP
     logs = []
     for seed in range(30):
         hands: list[dict[str, Any]] = []
-        result = play_match([_Random(seed * 4 + s) for s in range(4)], MatchConfig(rules=rules, seed=seed),
+        result = play_match([SyncAdapter(_Random(seed * 4 + s)) for s in range(4)], MatchConfig(rules=rules, seed=seed),
                             on_hand=hands.append)
         header = {"type": "header", "schema": 1, "seed": seed, "rules": rules.to_mapping(), "first_dealer": None}
         for h in hands:  # as schema 1 wrote them

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core.random_play import random_action
 
-from arena.engine import PASO, Action, Rules
-from arena.engine.random_play import random_action
+from arena.engine import PASO, Action, MatchEndReason, Rules
 from arena.handlog import untimed
 from arena.players.local import RandomPlayer
 from arena.referee.match import play_match
-from arena.referee.player import Decision, EndReason, FaultKind
+from arena.referee.player import Decision, FaultKind, SyncAdapter
 from arena.referee.session import Faulted, HandEnded, HandStopped, MatchConfig, MatchSession, SessionEvent
 
 
@@ -48,10 +48,10 @@ def test_fed_by_hand_it_plays_the_match_the_driver_plays(seed: int, players: int
     session = MatchSession(config, [f"s{s}" for s in range(players)])
     events = _feed(session, lambda t: (Decision(random_action(rngs[t.seat], t.view.legal_actions)), 0.0))
     hands: list[dict[str, Any]] = []
-    played = play_match([RandomPlayer(seed=s) for s in range(players)], config, on_hand=hands.append, poll_us=0)
+    played = play_match([SyncAdapter(RandomPlayer(seed=s)) for s in range(players)], config, on_hand=hands.append, poll_us=0)
     assert untimed(_records(events)) == untimed(hands)
     assert session.result().to_json()["games"] == played.to_json()["games"]
-    assert session.result().reason is EndReason.COMPLETED
+    assert session.result().reason is MatchEndReason.COMPLETED
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -108,7 +108,7 @@ def test_spent_time_banks_end_the_match_without_asking() -> None:
     assert sorted(asked) == [0, 1, 2, 3]
     exhausted = [e.fault for e in events if isinstance(e, Faulted) and e.fault.detail == "time bank exhausted"]
     assert len(exhausted) > 100 and session.is_over
-    assert session.result().reason is EndReason.COMPLETED
+    assert session.result().reason is MatchEndReason.COMPLETED
     with pytest.raises(RuntimeError):
         session.answer(Decision(PASO), 0.0)
 
@@ -119,9 +119,9 @@ def test_a_forfeit_stops_the_hand_and_records_it_unfinished() -> None:
     events = _feed(session, lambda t: (FaultKind.MALFORMED, 0.0) if t.seat == 1 else
                    (Decision(random_action(random.Random(t.request_id), t.view.legal_actions)), 0.0))
     result = session.result()
-    assert result.reason is EndReason.FORFEIT and result.winner_team == 0
+    assert result.reason is MatchEndReason.FORFEIT and result.winner_team == 0
     assert "S1 (b) reached 2 faults" == result.detail
     stopped = [e for e in events if isinstance(e, HandStopped)]
     assert len(stopped) <= 1 and all(e.record["finished"] is False for e in stopped)
-    assert session.end_info().reason is EndReason.FORFEIT
+    assert session.end_info().reason is MatchEndReason.FORFEIT
 

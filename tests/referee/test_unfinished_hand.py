@@ -39,7 +39,7 @@ def _forfeited_log(tmp_path: Path, crash_at: int) -> Path:
     ]
     config = MatchConfig(rules=Rules(games_to_win=2), seed=21, match_id="forfeit", decision_ms=3000, max_faults=2)
     outcome = run_match(specs, Seating(("a", "b", "a", "b")), config, tmp_path)
-    assert outcome.result.reason == "forfeit" and outcome.result.winner_team == 0
+    assert outcome.result.reason.value == "forfeit" and outcome.result.winner_team == 0
     return outcome.log_path
 
 

@@ -175,7 +175,7 @@ def check_log(played: Played) -> None:
     done = [rec for rec in hands if rec["finished"]]
     assert len(done) == result.hands, f"{result.hands} hands played, {len(done)} finished ones reached on_hand"
     assert all(rec["finished"] for rec in hands[:-1])
-    assert result.reason == "forfeit" or not hands or hands[-1]["finished"]
+    assert result.reason.value == "forfeit" or not hands or hands[-1]["finished"]
     json.dumps(hands)  # JSON-ready
     ids = [s["id"] for rec in hands for s in rec["steps"]]
     assert ids == list(range(1, len(ids) + 1))
@@ -188,7 +188,7 @@ def check_log(played: Played) -> None:
     # Every decision is in the log, the stopped hand's too (issue 15 item 3).
     assert logged == {(f.request_id, f.seat, f.kind.value) for f in result.faults}
     assert sum(s.decisions for s in result.seats) == len(ids)
-    if result.reason == "completed":
+    if result.reason.value == "completed":
         assert hands[-1]["result"]["game_over"]
 
 

@@ -19,7 +19,7 @@ def assert_forfeit_by(played: Played, seat: int, kind: FaultKind) -> None:
     """``seat`` committed ``MAX_FAULTS`` faults of ``kind``, nobody else any, and its team lost."""
     r = played.result
     assert [(f.seat, f.kind) for f in r.faults] == [(seat, kind)] * MAX_FAULTS, r.faults
-    assert r.reason == "forfeit" and r.winner_team == 1 - seat % 2
+    assert r.reason.value == "forfeit" and r.winner_team == 1 - seat % 2
 
 
 def test_exception_in_decide_is_a_bot_error_charged_at_once(spawn, pool) -> None:  # type: ignore[no-untyped-def]

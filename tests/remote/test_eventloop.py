@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core.random_play import random_action
 
 from arena.engine import Rules
-from arena.engine.random_play import random_action
 from arena.referee import eventloop
 from arena.referee.eventloop import MAX_POLL_US, SpinningSelector, new_event_loop, refereeing, thread_loop
 from arena.referee.match import MatchConfig, play_match_async
@@ -242,13 +242,13 @@ class _AwaitingPlayer:
         self.rng = random.Random(seat)
         self.delay_s = delay_s
 
-    def start_match(self, info: Any) -> None:
+    async def start_match(self, info: Any) -> None:
         pass
 
-    def hand_end(self, result: Any) -> None:
+    async def hand_end(self, result: Any) -> None:
         pass
 
-    def end_match(self, info: Any) -> None:
+    async def end_match(self, info: Any) -> None:
         pass
 
     async def decide(self, view: Any, request_id: int, timing: Any) -> Decision:

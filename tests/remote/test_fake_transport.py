@@ -20,7 +20,7 @@ from arena.engine import (
     NO_QUIERO,
     PASO,
     Action,
-    DiscardChoice,
+    DiscardRange,
     EnvidoRange,
     Observation,
     Rules,
@@ -29,7 +29,7 @@ from arena.engine import (
 )
 from arena.handlog import untimed
 from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.player import Decision, DecisionTiming, FaultKind
+from arena.referee.player import Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.remote.client import RemoteBot
 
 RULES = Rules(games_to_win=1)
@@ -55,7 +55,7 @@ class Simple:
         fixed = [a for a in legal if isinstance(a, Action)]
         if MUS in fixed and view.discard_round == 0:
             return Decision(MUS)
-        choice = next((e for e in legal if isinstance(e, DiscardChoice)), None)
+        choice = next((e for e in legal if isinstance(e, DiscardRange)), None)
         if choice is not None:
             return Decision(discard(choice.cards[:max(1, choice.min_count)]))
         bet = next((e for e in legal if isinstance(e, EnvidoRange)), None)
@@ -81,8 +81,8 @@ def test_a_match_over_the_wire_is_the_match_in_process() -> None:
     fakes = [fake_bot(f"s{s}", simple) for s in range(4)]
     channels = [bot.channel for bot in fakes]  # closing a bot drops its channel
     wire_result, wire_hands = _play(fakes)
-    local_result, local_hands = _play([Simple(s) for s in range(4)])
-    assert wire_result.faults == [] and wire_result.reason == "completed"
+    local_result, local_hands = _play([SyncAdapter(Simple(s)) for s in range(4)])
+    assert wire_result.faults == [] and wire_result.reason.value == "completed"
     assert untimed(wire_hands) == untimed(local_hands)
     assert wire_result.winner_team == local_result.winner_team
     for seat, channel in enumerate(channels):
@@ -199,7 +199,7 @@ def test_a_stream_cancelled_under_a_write_is_a_crash_not_the_referees_error(at: 
     result, _ = _play([bot] + [fake_bot(f"s{s}", simple) for s in (1, 2, 3)], max_faults=3)
     assert result.faults and all(f.seat == 0 and f.kind is FaultKind.CRASH for f in result.faults), result.faults
     assert "cancelled" in result.faults[0].detail.lower()
-    assert result.reason in ("completed", "forfeit")
+    assert result.reason.value in ("completed", "forfeit")
 
 
 class _Tree:

@@ -17,14 +17,21 @@ from arena.engine import PASO, Action, Observation, Rules, SignalMode
 from arena.handlog import untimed
 from arena.referee import eventloop
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
-from arena.referee.session import Turn
+from arena.referee.player import (
+    BotFault,
+    Decision,
+    DecisionTiming,
+    FaultKind,
+    PipelinedPlayer,
+    SyncAdapter,
+    Turn,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 RULEBOT = REPO / "bots" / "rulebot"
 
 
-class Preparing:
+class Preparing(PipelinedPlayer):
     """An in-process pipelined player (encode, send, receive): answers as a seeded
     policy (mostly the passive answer, sometimes another legal one, a seña or a fault),
     and checks that whatever request it is sent is exactly the one of its turn (a
@@ -41,13 +48,13 @@ class Preparing:
         self.seen: list[Observation] = []
         self.timings: list[tuple[int, float, float]] = []
 
-    def start_match(self, info: Any) -> None:
+    async def start_match(self, info: Any) -> None:
         pass
 
-    def hand_end(self, result: Any) -> None:
+    async def hand_end(self, result: Any) -> None:
         pass
 
-    def end_match(self, info: Any) -> None:
+    async def end_match(self, info: Any) -> None:
         pass
 
     @staticmethod
@@ -154,17 +161,17 @@ def test_a_player_with_only_some_pipelined_methods_is_asked_with_decide() -> Non
         def encode(self, turn: Turn) -> object:
             raise AssertionError("not a pipelined player")
 
-    players = [Unrelated(seed=s) for s in range(4)]
+    players = [SyncAdapter(Unrelated(seed=s)) for s in range(4)]
     result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=1, max_faults=0), poll_us=0)
-    assert result.faults == [] and result.reason == "completed"
+    assert result.faults == [] and result.reason.value == "completed"
 
 
 def test_a_player_without_prepare_is_asked_as_before() -> None:
     """A plain player's decide never receives the extra arguments."""
     from arena.players.local import RandomPlayer
 
-    result = play_match([RandomPlayer(seed=s) for s in range(4)], MatchConfig(rules=Rules(games_to_win=1), seed=5))
-    assert result.reason == "completed"
+    result = play_match([SyncAdapter(RandomPlayer(seed=s)) for s in range(4)], MatchConfig(rules=Rules(games_to_win=1), seed=5))
+    assert result.reason.value == "completed"
 
 
 def test_a_failing_preparation_does_not_touch_the_decision() -> None:

@@ -23,7 +23,7 @@ def assert_forfeit(played: Played, seat: int, kind: FaultKind) -> None:
     """``seat`` committed ``MAX_FAULTS`` faults of ``kind``, nobody else any, and its team lost."""
     r = played.result
     assert [(f.seat, f.kind) for f in r.faults] == [(seat, kind)] * MAX_FAULTS, r.faults
-    assert r.reason == "forfeit"
+    assert r.reason.value == "forfeit"
     assert r.winner_team == 1 - seat % 2
     assert r.detail == f"S{seat} ({played.names[seat]}) reached {MAX_FAULTS} faults"
     assert played.notify_errors == []
@@ -31,7 +31,7 @@ def assert_forfeit(played: Played, seat: int, kind: FaultKind) -> None:
 
 def assert_completed(played: Played) -> None:
     r = played.result
-    assert r.reason == "completed" and r.winner_team in (0, 1) and r.games_won[r.winner_team] == 1
+    assert r.reason.value == "completed" and r.winner_team in (0, 1) and r.games_won[r.winner_team] == 1
     assert played.notify_errors == []
 
 
@@ -128,7 +128,7 @@ def test_stops_reading_its_stream(spawn, pool) -> None:
     # The blocked write waited its timeout, not the 50 ms deadline; nothing waited longer.
     blocked = step_of(played, faults[timeouts - 1].request_id)
     assert 900 <= blocked["ms"] and played.result.seats[1].max_decision_s < 3.0
-    assert played.result.reason == "completed"
+    assert played.result.reason.value == "completed"
 
 
 def test_answers_late(spawn, pool) -> None:

@@ -35,14 +35,14 @@ def test_full_match_of_four_processes(spawn, tag: str, tmp_path: Path) -> None:
     assert [b.process.announce.network for b in bots] == ["tcp", "tcp", "unix", "unix"]
     played = play(bots, config(rules=Rules(), seed=3, decision_ms=1000))
     r = played.result
-    assert (r.reason, r.detail) == ("completed", "")
+    assert (r.reason.value, r.detail) == ("completed", "")
     assert r.winner_team in (0, 1) and r.games_won[r.winner_team] == 2 > r.games_won[1 - r.winner_team]
     assert r.faults == [] and played.notify_errors == []
     assert sum(s.decisions for s in r.seats) == sum(len(h["steps"]) for h in played.hands) > 0
     assert r.hands == len(played.hands) >= 1
     # A second match on the same processes (a new stream each) is just as good.
     again = play(bots, config(seed=4, match_id="again", decision_ms=1000))
-    assert again.result.reason == "completed" and again.result.faults == []
+    assert again.result.reason.value == "completed" and again.result.faults == []
 
     pids = [b.process.pid for b in bots]
     socket_files = [b.process.announce.address for b in bots[2:]]
@@ -67,7 +67,7 @@ def test_no_request_holds_another_seats_cards(spawn, tmp_path: Path) -> None:
     cfg = config(seed=11, decision_ms=1000, rules=Rules(games_to_win=3))  # long enough for discards
     played = play(bots, cfg)
     assert played.result.faults == []
-    assert played.result.reason == "completed"
+    assert played.result.reason.value == "completed"
     close_all(bots)  # the spies' files are complete
 
     records = [json.loads(line) for f in sorted(out.glob("spy-*.jsonl")) for line in f.read_text().splitlines()]
@@ -120,7 +120,7 @@ def test_a_bot_that_skips_hand_ends_gets_everything_else(spawn, tmp_path: Path) 
     ]
     assert [b.info.skip_hand_ends for b in bots] == list(skips)
     played = play(bots, config(seed=5, decision_ms=1000))
-    assert played.result.faults == [] and played.result.reason == "completed"
+    assert played.result.faults == [] and played.result.reason.value == "completed"
     close_all(bots)  # the spies' files are complete
     seen_seats = []
     for f in out.glob("spy-*.jsonl"):
@@ -185,7 +185,7 @@ def test_bot_at_an_address(pool, tag: str, log_dir: Path, tmp_path: Path) -> Non
         info = bot.connect()
         assert bot.process is None and info.name == "random" and bot.name == "random"
         played = play(pool.table(bot, 1), config(seed=5, decision_ms=1000))
-        assert played.result.reason == "completed" and played.result.faults == []
+        assert played.result.reason.value == "completed" and played.result.faults == []
         bot.close()
         assert proc.poll() is None, "the arena stopped a bot it did not start"
         assert not bot.is_dead()

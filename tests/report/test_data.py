@@ -12,7 +12,7 @@ from arena.engine import MUS, Observation, Rules
 from arena.handlog import HandLogWriter, read_log
 from arena.players.local import RandomPlayer
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind
+from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.report import report_log
 from arena.report.data import match_data
 
@@ -46,7 +46,7 @@ def logged(path: Path, players: list[Any], seed: int = 8, max_faults: int = 5) -
     header = {"match_id": path.stem, "seed": seed, "rules": config.rules.to_mapping(), "first_dealer": None,
               "seats": [{"seat": s, "entry": "x", "bot": "random"} for s in range(4)]}
     with HandLogWriter(path, header) as log:
-        result = play_match(players, config, on_hand=log.hand, poll_us=0)
+        result = play_match([SyncAdapter(p) for p in players], config, on_hand=log.hand, poll_us=0)
         log.close({"result": result.to_json()})
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 

@@ -17,6 +17,7 @@ from arena.engine import Rules
 from arena.handlog import HandLogWriter
 from arena.players.local import RandomPlayer
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.report.watch import follow
 from tests.report.conftest import REPO, mus
 
@@ -28,7 +29,7 @@ def played_log(path: Path, seed: int = 4) -> list[str]:
     header = {"match_id": path.stem, "seed": seed, "rules": config.rules.to_mapping(), "first_dealer": None,
               "seats": [{"seat": s, "entry": f"r{s % 2}", "bot": "random"} for s in range(4)]}
     with HandLogWriter(path, header) as log:
-        result = play_match(players, config, on_hand=log.hand, poll_us=0)
+        result = play_match([SyncAdapter(p) for p in players], config, on_hand=log.hand, poll_us=0)
         log.close({"result": result.to_json()})
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     assert sum('"type":"hand"' in line for line in lines) >= 2, "a match of one hand: change the seed"

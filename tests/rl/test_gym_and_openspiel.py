@@ -19,6 +19,7 @@ from mus_rl.policy import LinearPolicy, PolicyBot
 
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = Rules(target_points=10, games_to_win=1)
@@ -87,7 +88,7 @@ def test_an_openspiel_bot_plays_a_refereed_match_through_the_sdk() -> None:
         InProcessBot(OpenSpielBot(search, game, seed=2), "ismcts2"),
         InProcessBot(load_bot_class("random")(seed=3), "random"),
     ]
-    result = play_match(players, MatchConfig(rules=SHORT, seed=3, match_id="os"))
+    result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=SHORT, seed=3, match_id="os"))
     assert result.winner_team in (0, 1)
     assert not result.faults
 
@@ -104,7 +105,7 @@ def test_training_smoke_saves_weights_that_bots_learned_loads(tmp_path: Path, mo
     monkeypatch.setenv("MUS_LEARNED_WEIGHTS", str(out))
     cls = load_bot_class(ROOT / "bots" / "learned")
     players = [InProcessBot(cls(seed=s) if s % 2 == 0 else load_bot_class("rulebot")(), f"p{s}") for s in range(4)]
-    result = play_match(players, MatchConfig(rules=SHORT, seed=5, match_id="learned"))
+    result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=SHORT, seed=5, match_id="learned"))
     assert result.winner_team in (0, 1) and not result.faults
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mus_core.forward import SamplingError, StateSampler, hand_score, play_out_hand, sample_state
+from mus_core.random_play import random_action
 from mus_sdk import Observation
 
 from arena.engine import (
@@ -26,7 +27,6 @@ from arena.engine import (
     evaluate,
     parse_cards,
 )
-from arena.engine.random_play import random_action
 from arena.wire.convert import observation_for
 
 VARIANTS = [

@@ -12,6 +12,7 @@ from sdk_helpers import REPO, load_bot_module
 from arena.engine import Rules
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 
 
 def _example() -> str:
@@ -30,7 +31,7 @@ def test_the_monte_carlo_example_of_the_docs_plays_a_match() -> None:
     rulebot = load_bot_module("rulebot")
     players = [InProcessBot(bot_class(samples=6, seed=s) if s % 2 == 0 else rulebot.RuleBot())  # type: ignore[operator]
                for s in range(4)]
-    result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=4, match_id="doc-mc"))
+    result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=Rules(games_to_win=1), seed=4, match_id="doc-mc"))
     assert result.faults == []
     assert result.winner_team in (0, 1) and result.hands >= 1
 
@@ -61,5 +62,5 @@ def test_the_playout_policy_of_the_docs_plays_every_seat_legally() -> None:
     bot_ns: dict[str, object] = {"__name__": "mcbot", "make_policy": make_policy}
     exec(compile(mc, "docs/sdk.md#monte-carlo", "exec"), bot_ns)
     players = [InProcessBot(bot_ns["MonteCarloBot"](samples=4, seed=s)) for s in range(4)]  # type: ignore[operator]
-    result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=5, match_id="doc-policy"))
+    result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=Rules(games_to_win=1), seed=5, match_id="doc-policy"))
     assert result.faults == [] and result.winner_team in (0, 1)

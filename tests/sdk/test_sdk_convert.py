@@ -28,15 +28,14 @@ from mus_sdk import (
     HandEnd,
     HandEndKind,
     HandResult,
-    HandSummary,
     JuegoReal,
     Lance,
     LanceOutcome,
     LanceResult,
     LegalActions,
+    MatchEnd,
     MatchEndReason,
     MatchInfo,
-    MatchResult,
     MusCorrido,
     Observation,
     Phase,
@@ -361,10 +360,10 @@ class TestLifecycle:
         assert cv.hand_summary_from_proto(cv.hand_summary_to_proto(summary)) == summary
 
     def test_hand_summary_as_bots_built_it_before_still_converts(self) -> None:
-        """A HandSummary built with a string ended_by and a dict of declarations (as the
+        """A HandResult built with a string ended_by and a dict of declarations (as the
         SDK typed them before HandEnd and Declarations) goes out as the typed one does."""
         typed = HandResult(0, 0, 3, 0, (), (), (0, 0), (40, 3), True, 0, HandEnd.COUNT_PARES, Declarations((True,), None))
-        legacy = HandSummary(0, 0, 3, 0, (), (), (0, 0), (40, 3), True, 0, "count:pares", {"pares": (True,)})  # type: ignore[arg-type]
+        legacy = HandResult(0, 0, 3, 0, (), (), (0, 0), (40, 3), True, 0, "count:pares", {"pares": (True,)})  # type: ignore[arg-type]
         assert cv.hand_summary_to_proto(legacy) == cv.hand_summary_to_proto(typed)
         back = cv.hand_summary_from_proto(cv.hand_summary_to_proto(legacy))
         assert back == typed and back.ended_by == "count:pares" and back.declarations["pares"] == (True,)
@@ -373,7 +372,7 @@ class TestLifecycle:
     @pytest.mark.parametrize("winner", [None, 0, 1])
     def test_match_result_round_trip(self, winner: int | None) -> None:
         """MatchEnd round-trips; winner_team uses presence (0 is a real team)."""
-        result = MatchResult((2, 1), winner, MatchEndReason.FORFEIT, "seat 3 faulted", (0, 0))
+        result = MatchEnd((2, 1), winner, MatchEndReason.FORFEIT, "seat 3 faulted", (0, 0))
         assert cv.match_result_from_proto(cv.match_result_to_proto(result)) == result
 
     @pytest.mark.parametrize("sena", [None, Sena.DOS_REYES, Sena.ENVIDAR_MAS])

@@ -19,10 +19,10 @@ from mus.v1 import bot_service_pb2_grpc as svc_grpc
 from mus_sdk import (
     Action,
     Bot,
-    HandSummary,
+    HandResult,
+    MatchEnd,
     MatchEndReason,
     MatchInfo,
-    MatchResult,
     Observation,
     Rules,
     Sena,
@@ -55,10 +55,10 @@ class RecordingBot(Bot):
         assert obs.legal_actions.envido_range is not None
         return envido(obs.legal_actions.envido_range.min_amount), Sena.DOS_REYES
 
-    def on_hand_end(self, summary: HandSummary) -> None:
+    def on_hand_end(self, summary: HandResult) -> None:
         self.calls.append(f"hand_end:{summary.hand}")
 
-    def on_match_end(self, result: MatchResult) -> None:
+    def on_match_end(self, result: MatchEnd) -> None:
         self.calls.append(f"match_end:{result.winner_team}")
 
 
@@ -143,7 +143,7 @@ def test_play_stream(served: tuple[svc_grpc.BotServiceStub, RecordingBot, thread
     trace = failed.error.traceback.splitlines()
     assert trace == [f'File "{__file__}", line {_RAISE_LINE}, in decide', '  raise RuntimeError("boom")  # _RAISE_LINE']
     assert next(stream.responses).decision.request_id == 14
-    summary = HandSummary(
+    summary = HandResult(
         0,
         5,
         3,
@@ -157,7 +157,7 @@ def test_play_stream(served: tuple[svc_grpc.BotServiceStub, RecordingBot, thread
         "count",
     )
     stream.send(hand_end=cv.hand_summary_to_proto(summary))
-    stream.send(match_end=cv.match_result_to_proto(MatchResult((2, 0), 0, MatchEndReason.COMPLETED)))
+    stream.send(match_end=cv.match_result_to_proto(MatchEnd((2, 0), 0, MatchEndReason.COMPLETED)))
     assert stream.close() == []
     assert bot.calls == ["start:1", "decide:7", "decide:13", "decide:14", "hand_end:5", "match_end:0"]
 
@@ -289,7 +289,7 @@ def test_hooks_the_bot_does_not_override_are_not_converted(monkeypatch: pytest.M
         def __init__(self) -> None:
             self.seen: list[object] = []
 
-        def on_hand_end(self, summary: HandSummary) -> None:
+        def on_hand_end(self, summary: HandResult) -> None:
             self.seen.append(summary)
 
     assert _servicer_notify(Plain(), monkeypatch) == []

@@ -12,6 +12,7 @@ from arena.check import run_check
 from arena.engine import ORDAGO, MusState, Rules, parse_cards
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.wire.convert import observation_for
 
 search = load_bot_module("search")
@@ -45,7 +46,7 @@ def test_search_bot_plays_a_match_without_faults() -> None:
     rules = Rules(games_to_win=1)
     # Against jsbot's play (the port), which its opponent model trusts: the search runs.
     players = [InProcessBot(search.SearchBot(seed=s, samples=4 if s % 2 == 0 else 0)) for s in range(4)]
-    result = play_match(players, MatchConfig(rules=rules, seed=3, match_id="search-smoke"))
+    result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=rules, seed=3, match_id="search-smoke"))
     assert result.faults == []
     assert result.winner_team in (0, 1)
     assert players[0].bot.decisions > 0 and players[0].bot.playouts > 0  # type: ignore[attr-defined]
@@ -166,7 +167,7 @@ def test_the_opponent_model_is_trusted_against_jsbot_play_and_not_against_rulebo
     rules = Rules(games_to_win=1)
     for opponent, trusted in ((lambda s: search.SearchBot(seed=s, samples=0), True), (lambda s: rulebot.RuleBot(), False)):
         players = [InProcessBot(search.SearchBot(seed=s, samples=2) if s % 2 == 0 else opponent(s)) for s in range(4)]
-        result = play_match(players, MatchConfig(rules=rules, seed=2, match_id="trust"))
+        result = play_match([SyncAdapter(p) for p in players], MatchConfig(rules=rules, seed=2, match_id="trust"))
         assert result.faults == []
         bot = players[0].bot
         assert bot.model_seen >= search.TRUST_SEEN  # type: ignore[attr-defined]
@@ -181,7 +182,7 @@ def test_a_match_starts_as_in_a_fresh_process() -> None:
     match, so a league did not reproduce under --resume or --fresh-processes)."""
     rules = Rules(games_to_win=1, target_points=15)
     used = [search.SearchBot(seed=s, samples=4 if s % 2 == 0 else 0) for s in range(4)]
-    play_match([InProcessBot(b) for b in used], MatchConfig(rules=rules, seed=3, match_id="before"))
+    play_match([SyncAdapter(InProcessBot(b)) for b in used], MatchConfig(rules=rules, seed=3, match_id="before"))
     assert used[0].model_seen > 0  # the match gave the model something to count: the test shows something
     info = MatchInfo(match_id="next", seat=0, partners=(2,), num_seats=4, rules=rules)
     fresh = search.SearchBot(seed=0, samples=4)

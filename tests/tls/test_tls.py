@@ -16,6 +16,7 @@ from mus_sdk import NO_MUS, NO_QUIERO, PASO, Bot, BotServicer, Observation
 from arena.engine import Rules
 from arena.players.inprocess import InProcessBot
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.player import SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress, ManifestError, load_spec
 from arena.remote.process import BotStartError
@@ -87,11 +88,11 @@ def test_a_match_over_tls(tls_bot: tuple[Path, bool], tmp_path: Path) -> None:
     remote = RemoteBot(spec, tmp_path, "far")
     remote.connect()
     try:
-        players = [remote, InProcessBot(Passive()), InProcessBot(Passive()), InProcessBot(Passive())]
+        players = [remote, *(SyncAdapter(InProcessBot(Passive())) for _ in range(3))]
         result = play_match(players, MatchConfig(rules=Rules(games_to_win=1), seed=3))
     finally:
         remote.close()
-    assert result.reason == "completed" and not result.faults
+    assert result.reason.value == "completed" and not result.faults
     assert result.seats[0].decisions > 0
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core.random_play import random_action
 from mus_sdk import NO_QUIERO, QUIERO, EventKind, Lance, Observation, Phase
 
 from arena.engine import Action, MusState, Rules, Sena, SignalMode, parse_cards
-from arena.engine.random_play import random_action
 from arena.referee.match import MatchConfig, play_match
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
@@ -52,7 +52,7 @@ def test_observation_for_equals_what_bot_processes_received(tmp_path: Path) -> N
     finally:
         for b in bots:
             b.close()  # waits for the process: every file is complete
-    assert (result.reason, result.faults) == ("completed", [])
+    assert (result.reason.value, result.faults) == ("completed", [])
 
     received: dict[int, Observation] = {}
     for f in out.glob("observer-*.txt"):

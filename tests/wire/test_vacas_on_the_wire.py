@@ -14,7 +14,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from mus_sdk import HandSummary, MatchResult, Observation
+from mus_sdk import HandResult, MatchEnd, Observation
 
 from arena.engine import Action, MusState, Rules, Sena
 from arena.referee.match import MatchConfig, play_match
@@ -49,24 +49,23 @@ def test_vacas_and_games_reach_real_bots(tmp_path: Path) -> None:
     try:
         for b in bots:
             b.connect()
-        players: list[Any] = list(bots)  # RemoteBot is a PipelinedPlayer; async methods are checked at run time
-        result = play_match(players, cfg, on_hand=hands.append)
+        result = play_match(bots, cfg, on_hand=hands.append)
     finally:
         for b in bots:
             b.close()
-    assert (result.reason, result.faults) == ("completed", [])
+    assert (result.reason.value, result.faults) == ("completed", [])
 
     received: dict[int, Observation] = {}
     for f in out.glob("observer-*.txt"):
         for line in f.read_text().splitlines():
             obs = pickle.loads(bytes.fromhex(line))
             received[obs.request_id] = obs
-    summaries: dict[int, list[HandSummary]] = {s: [] for s in range(4)}
-    ends: dict[int, MatchResult] = {}
+    summaries: dict[int, list[HandResult]] = {s: [] for s in range(4)}
+    ends: dict[int, MatchEnd] = {}
     for f in out.glob("ends-*.txt"):
         for line in f.read_text().splitlines():
             seat, item = pickle.loads(bytes.fromhex(line))
-            if isinstance(item, HandSummary):
+            if isinstance(item, HandResult):
                 summaries[seat].append(item)
             else:
                 ends[seat] = item
@@ -99,7 +98,7 @@ def test_hand_end_games_reset_after_a_vaca_with_two_games_a_vaca() -> None:
     games go 1–0 style within a vaca and back to 0–0 when the vaca is won."""
     import random
 
-    from arena.engine.random_play import random_action
+    from mus_core.random_play import random_action
 
     state = MusState.new(Rules(games_to_win=2, vacas_to_win=2, target_points=10), seed=3)
     rng = random.Random(4)

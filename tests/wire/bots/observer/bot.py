@@ -12,7 +12,7 @@ and gives a random legal seña with a third of its answers (so that the history 
 señas, which each seat sees or not).
 
 The notifications are recorded too, in a second file (``ends-<id>.txt``): one pickled
-``(seat, HandSummary)`` per hand end and ``(seat, MatchResult)`` at the match end.
+``(seat, HandResult)`` per hand end and ``(seat, MatchEnd)`` at the match end.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pickle
 import random
 import uuid
 
-from mus_sdk import ORDAGO, Bot, Decision, HandSummary, MatchInfo, MatchResult, Observation, serve
+from mus_sdk import ORDAGO, Bot, Decision, HandResult, MatchEnd, MatchInfo, Observation, serve
 
 
 class Observer(Bot):
@@ -42,11 +42,11 @@ class Observer(Bot):
     def on_match_start(self, match: MatchInfo) -> None:
         self.seat = match.seat
 
-    def on_hand_end(self, summary: HandSummary) -> None:
+    def on_hand_end(self, summary: HandResult) -> None:
         self.ends.write(pickle.dumps((self.seat, summary)).hex() + "\n")
         self.ends.flush()
 
-    def on_match_end(self, result: MatchResult) -> None:
+    def on_match_end(self, result: MatchEnd) -> None:
         self.ends.write(pickle.dumps((self.seat, result)).hex() + "\n")
         self.ends.flush()
 
