@@ -60,7 +60,8 @@ from typing import Any
 from arena.engine import SEED_LIMIT, Rules
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
-from arena.remote.sandbox import PROFILES, STRICT, check_profile, readability_problem
+from arena.remote.readable import readability_problem
+from arena.remote.sandbox import PROFILES, STRICT, check_profile
 from arena.runtime import (
     DEFAULT_POLL_US,
     IGNORED_PLACEMENT,
