@@ -122,7 +122,8 @@ class PlayStream:
                 self.close_because(CANCELLED_UNDER_WRITE)
                 inbox.put(CLOSED)
             elif not dog.owns_cancel(task):
-                dog.end()
+                if deadline_s is not None:
+                    dog.end()  # the decision is abandoned: no receive() ends its wait
                 raise
             # Else the watchdog's: the deadline passed or the write was given up; the
             # decision's receive says so.
@@ -130,8 +131,8 @@ class PlayStream:
             self.close_because(f"stream broken on write: {type(exc).__name__}")
         finally:
             dog.write_from = None
-        if deadline_s is None:
-            dog.end()
+            if deadline_s is None:
+                dog.end()  # a notification's wait ends with its write
 
     async def end(self) -> None:
         """End the arena's side of the stream, give the bot :data:`END_GRACE_S` to read
