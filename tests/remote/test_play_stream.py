@@ -71,13 +71,17 @@ def test_a_bot_that_keeps_its_side_open_is_cut_and_nothing_more_is_written(monke
 
 
 def test_the_first_reason_stands() -> None:
-    """A stream given up for one reason and then cancelled keeps the first reason."""
+    """A stream given up for one reason and then cancelled keeps the first reason; a
+    closed stream writes nothing."""
 
     async def run() -> None:
-        stream = opened(FakeChannel(simple))
+        channel = FakeChannel(simple)
+        stream = opened(channel)
         stream.close_because("the bot stopped reading its stream")
         stream.close_because("stream cancelled")
         assert (stream.state, stream.reason) == (StreamState.CLOSED, "the bot stopped reading its stream")
+        await stream.write(request(1), deadline_s=1.0)  # a dead stream: not written, no wait begun
+        assert channel.requests == [] and stream.watchdog is not None and stream.watchdog.task is None
         await stream.end()
         assert stream.reason == "the bot stopped reading its stream" and not stream.ended_cleanly
 
