@@ -31,7 +31,8 @@ from arena.referee.match import MatchConfig
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
-from arena.remote.sandbox import STRICT, readability_problem
+from arena.remote.readable import readability_problem
+from arena.remote.sandbox import STRICT
 from arena.report.watch import Watching
 from arena.runtime import DEFAULT_POLL_US, Runtime, command_line
 

@@ -28,7 +28,7 @@ from arena.league.runmatch import Seating, run_match
 from arena.referee.match import MatchConfig, MatchResult
 from arena.remote import sandbox
 from arena.remote.manifest import BotManifest, Limits
-from arena.remote.process import LOG_CAP_BYTES
+from arena.remote.output import LOG_CAP_BYTES
 from arena.runtime import Runtime
 
 

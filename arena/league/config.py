@@ -63,7 +63,8 @@ from arena.league.config_tables import FileFields, cluster_table, granted, stand
 from arena.league.config_tables import LeagueConfigError as LeagueConfigError
 from arena.league.config_tables import check_cluster_address as check_cluster_address
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
-from arena.remote.sandbox import PROFILES, STRICT, check_profile, readability_problem
+from arena.remote.readable import readability_problem
+from arena.remote.sandbox import PROFILES, STRICT, check_profile
 from arena.runtime import DEFAULT_POLL_US, IGNORED_PLACEMENT, MAX_POLL_US, Runtime, legacy_spin_us_instead
 
 _SEED_TEXT = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")

@@ -36,6 +36,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.deprecation import deprecated
 
@@ -158,35 +159,16 @@ def load_spec(path: Path) -> BotSpec:
     """
     if path.is_dir():
         path = path / "bot.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ManifestError(f"{path}: no such bot manifest") from None
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"{path}: not valid TOML: {exc}") from None
+    data = _read_toml(path)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field name: must be a non-empty string")
     if "address" in data:
         return _remote_spec(path, name.strip(), data)
-    command = data.get("command")
-    if isinstance(command, str):
-        command = command.split()
-    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-        raise ManifestError(f"{path}: field command: must be a non-empty list of strings"
-                            + ("" if "command" in data else _misspelt(data)))
-    command = [sys.executable if (i == 0 and c in ("python", "python3")) else c for i, c in enumerate(command)]
+    command = _command(path, data)
     folder = path.parent.resolve()
     workdir = _workdir(path, folder, data.get("workdir", "."))
-    env = data.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
-        raise ManifestError(f"{path}: field env: must be a table of strings")
-    for key, value in env.items():
-        if not _ENV_NAME.match(key) or "\0" in str(value):
-            raise ManifestError(f"{path}: field env.{key[:60]!r}: a variable name is letters, digits and _ "
-                                "(not starting with a digit), its value a string without NUL")
+    env = _env(path, data)
     unknown = set(data) - {"name", "command", "workdir", "env", "limits", "inherit_env", "run_as", "share_cpu", "fresh_process",
                                "description"}
     if unknown:
@@ -199,6 +181,59 @@ def load_spec(path: Path) -> BotSpec:
     fresh_process = data.get("fresh_process", False)
     if not isinstance(fresh_process, bool):
         raise ManifestError(f"{path}: field fresh_process: must be true or false, not {fresh_process!r}")
+    limits = _limits(path, data)
+    inherit = data.get("inherit_env", [])
+    if not isinstance(inherit, list) or not all(isinstance(v, str) and _ENV_NAME.match(v) for v in inherit):
+        raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
+    run_as = data.get("run_as")
+    if run_as is not None and not ((isinstance(run_as, str) and run_as.strip()) or isinstance(run_as, int)):
+        raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
+    return BotManifest(name.strip(), tuple(command), workdir, env, path.resolve(), limits, tuple(inherit),
+                       None if run_as is None else str(run_as), fresh_process, folder)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML table in ``path``.
+
+    Raises:
+        ManifestError: missing or unreadable file, or bad TOML.
+    """
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: no such bot manifest") from None
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _command(path: Path, data: dict[str, Any]) -> list[str]:
+    """The manifest's ``command`` as a list (``python`` as the first word: the arena's own
+    interpreter)."""
+    command = data.get("command")
+    if isinstance(command, str):
+        command = command.split()
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        raise ManifestError(f"{path}: field command: must be a non-empty list of strings"
+                            + ("" if "command" in data else _misspelt(data)))
+    return [sys.executable if (i == 0 and c in ("python", "python3")) else c for i, c in enumerate(command)]
+
+
+def _env(path: Path, data: dict[str, Any]) -> dict[str, str]:
+    """The manifest's ``[env]`` table, checked: variable names, values without NUL."""
+    env = data.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str | int | float | bool) for v in env.values()):
+        raise ManifestError(f"{path}: field env: must be a table of strings")
+    for key, value in env.items():
+        if not _ENV_NAME.match(key) or "\0" in str(value):
+            raise ManifestError(f"{path}: field env.{key[:60]!r}: a variable name is letters, digits and _ "
+                                "(not starting with a digit), its value a string without NUL")
+    return {str(k): str(v) for k, v in env.items()}
+
+
+def _limits(path: Path, data: dict[str, Any]) -> Limits:
+    """The manifest's ``[limits]`` over the defaults: known keys, integers >= 0."""
     raw_limits = data.get("limits", {})
     if not isinstance(raw_limits, dict):
         raise ManifestError(f"{path}: field limits: must be a table")
@@ -208,17 +243,7 @@ def load_spec(path: Path) -> BotSpec:
             raise ManifestError(f"{path}: field limits.{key}: unknown (known: {', '.join(known_limits)})")
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ManifestError(f"{path}: field limits.{key}: must be an integer >= 0 (0 = no limit)")
-    inherit = data.get("inherit_env", [])
-    if not isinstance(inherit, list) or not all(isinstance(v, str) and _ENV_NAME.match(v) for v in inherit):
-        raise ManifestError(f"{path}: field inherit_env: must be a list of variable names")
-    run_as = data.get("run_as")
-    if run_as is not None and not ((isinstance(run_as, str) and run_as.strip()) or isinstance(run_as, int)):
-        raise ManifestError(f"{path}: field run_as: must be a user name or a uid")
-    return BotManifest(
-        name.strip(), tuple(command), workdir, {str(k): str(v) for k, v in env.items()}, path.resolve(),
-        Limits(**{**known_limits, **raw_limits}), tuple(inherit), None if run_as is None else str(run_as), fresh_process,
-        folder,
-    )
+    return Limits(**{**known_limits, **raw_limits})
 
 
 def _workdir(path: Path, folder: Path, raw: object) -> Path:

@@ -19,7 +19,6 @@ import stat
 import subprocess
 import threading
 import time
-from collections import deque
 from pathlib import Path
 
 import structlog
@@ -27,14 +26,8 @@ from mus_sdk import handshake
 
 from arena.remote import sandbox as sb
 from arena.remote.manifest import BotManifest
+from arena.remote.output import STDERR_TAIL_LINES, BotOutput
 from arena.remote.untrusted import AddressRefused, loopback_host, printable
-
-LOG_CAP_BYTES = 16 * 1024 * 1024
-"""Per stream and bot: output past this is counted but not written (a flood cannot fill the disk)."""
-STDERR_TAIL_LINES = 20
-STDERR_HEAD_LINES = 10
-"""The first lines of a bot's stderr are kept too: a traceback's start, a missing file."""
-
 
 log = structlog.get_logger()
 
@@ -69,14 +62,8 @@ class BotProcess:
         self.announce: handshake.Announce | None = None
         self.target: str | None = None
         """The gRPC target the arena connects to, once the announce line is checked."""
-        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
-        self._stderr_head: list[str] = []
-        self._stderr_lines = 0
-        self._first_line: list[bytes] = []
-        self._line_ready = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self.stdout_bytes = 0
-        self.stderr_bytes = 0
+        self.output = BotOutput(log_dir, label)
+        """What the bot prints, drained into its log files (:mod:`arena.remote.output`)."""
 
     @property
     def pid(self) -> int | None:
@@ -131,8 +118,7 @@ class BotProcess:
         jail.close_fds()  # the child has them now
         _REGISTRY.add(self)
         log.info("bot.started", bot=m.name, process=self.label, pid=self.proc.pid, command=" ".join(m.command))
-        self._spawn(self._drain_stdout, "stdout")
-        self._spawn(self._drain_stderr, "stderr")
+        self.output.start(self.proc)
 
     def wait_announce(self, timeout_s: float = 10.0) -> handshake.Announce:
         """Wait for the announce line of a spawned bot and parse it.
@@ -145,9 +131,9 @@ class BotProcess:
         assert self.proc is not None, "spawn() first"
         deadline = time.monotonic() + timeout_s
         # A bot that fails to start was sent no Shutdown: it is stopped without grace.
-        while not self._line_ready.wait(0.02):
+        while not self.output.line_ready.wait(0.02):
             if self.proc.poll() is not None:
-                self._join_drains(0.5)
+                self.output.join(0.5)
                 self.stop(grace_s=0)
                 raise BotStartError(
                     f"bot {m.name} exited with code {self.proc.returncode} before announcing its address"
@@ -156,14 +142,15 @@ class BotProcess:
             if time.monotonic() > deadline:
                 self.stop(grace_s=0)
                 raise BotStartError(f"bot {m.name} did not announce its address within {timeout_s:.0f} s" + self.stderr_text())
-        line = self._first_line[0].decode("utf-8", "replace").strip() if self._first_line else ""
-        if self._first_line == [b""]:  # end of stdout before any line: the bot is exiting,
+        first_line = self.output.first_line
+        line = first_line[0].decode("utf-8", "replace").strip() if first_line else ""
+        if first_line == [b""]:  # end of stdout before any line: the bot is exiting,
             try:  # but seldom has exited yet; give it a moment, to report its exit code
                 self.proc.wait(timeout=1.0)
             except subprocess.TimeoutExpired:
                 pass
         if not line and self.proc.poll() is not None:
-            self._join_drains(0.5)
+            self.output.join(0.5)
             self.stop(grace_s=0)
             raise BotStartError(
                 f"bot {m.name} exited with code {self.proc.returncode} before announcing its address" + self.stderr_text()
@@ -220,76 +207,34 @@ class BotProcess:
         except AddressRefused as exc:
             raise sb.SandboxError(str(exc)) from None
 
-    def _spawn(self, target: object, name: str) -> None:
-        t = threading.Thread(target=target, name=f"{self.label}-{name}", daemon=True)  # type: ignore[arg-type]
-        t.start()
-        self._threads.append(t)
-
-    def _join_drains(self, timeout: float) -> None:
-        for t in self._threads:
-            t.join(timeout)
-
-    def _drain_stdout(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        stream = self.proc.stdout
-        first = stream.readline(4096)
-        self._first_line.append(first)
-        self._line_ready.set()
-        self._copy(stream, self.log_dir / f"{self.label}.stdout.log", "stdout_bytes", None)
-
+    # What the bot printed (its output's, :mod:`arena.remote.output`).
     @property
     def stderr_log(self) -> Path:
-        """The file the bot's stderr is copied to (``<log_dir>/<label>.stderr.log``):
-        where a bot's tracebacks are, so the console names it when the bot faults."""
-        return self.log_dir / f"{self.label}.stderr.log"
+        """The file the bot's stderr is copied to (``<log_dir>/<label>.stderr.log``)."""
+        return self.output.stderr_log
 
-    def _drain_stderr(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
-        self._copy(self.proc.stderr, self.stderr_log, "stderr_bytes", self._stderr_tail)
+    @property
+    def stdout_bytes(self) -> int:
+        """Bytes the bot wrote to stdout after its announce line (counted past the log's cap too)."""
+        return self.output.stdout_bytes
 
-    def _copy(self, stream: object, path: Path, counter: str, tail: deque[str] | None) -> None:
-        written = 0
-        with open(path, "ab") as out:
-            while True:
-                chunk = stream.readline(65536) if tail is not None else stream.read1(65536)  # type: ignore[attr-defined]
-                if not chunk:
-                    break
-                setattr(self, counter, getattr(self, counter) + len(chunk))
-                if tail is not None:
-                    # Sanitised once, here: every message that quotes it (the console,
-                    # mus check, BotStartError) shows text, never the bot's escape sequences.
-                    line = printable(chunk.decode("utf-8", "replace").rstrip("\n"), 300)
-                    self._stderr_lines += 1
-                    if len(self._stderr_head) < STDERR_HEAD_LINES:
-                        self._stderr_head.append(line)
-                    tail.append(line)
-                if written < LOG_CAP_BYTES:
-                    out.write(chunk[: LOG_CAP_BYTES - written])
-                    written += len(chunk)
-                    out.flush()
+    @property
+    def stderr_bytes(self) -> int:
+        """Bytes the bot wrote to stderr (counted past the log's cap too)."""
+        return self.output.stderr_bytes
 
     def stderr_text(self) -> str:
         """The stderr excerpt as start-up errors quote it (after a "; "), naming the log file."""
-        lines = self.stderr_excerpt()
-        if not lines:
-            return " (its stderr was empty)"
-        return f"; its stderr ({self.stderr_log}):\n  " + "\n  ".join(lines)
+        return self.output.stderr_text()
 
     def stderr_tail(self) -> list[str]:
         """The last lines the bot wrote to stderr (made printable)."""
-        return list(self._stderr_tail)
+        return self.output.stderr_tail()
 
     def stderr_excerpt(self, tail_lines: int = STDERR_TAIL_LINES) -> list[str]:
-        """The first and the last ``tail_lines`` lines the bot wrote to stderr, each once,
-        with a line saying how many were left out between them (made printable). The
-        start often holds the real error (a traceback's first line), the end what the bot
-        did last. Waits briefly for the drain of an exited bot's last lines."""
-        self._join_drains(0.2)
-        head, total = list(self._stderr_head), self._stderr_lines
-        tail = list(self._stderr_tail)[-tail_lines:] if tail_lines > 0 else []
-        if total <= len(head) + len(tail):
-            return head + tail[len(head) + len(tail) - total:]
-        return [*head, f"({total - len(head) - len(tail)} lines left out)", *tail]
+        """The first and the last ``tail_lines`` lines of the bot's stderr
+        (:meth:`BotOutput.stderr_excerpt`)."""
+        return self.output.stderr_excerpt(tail_lines)
 
     def alive(self) -> bool:
         """Whether the process is still running."""
@@ -356,11 +301,11 @@ class BotProcess:
                 proc.wait(timeout=1.0)
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=5)
-        self._join_drains(1.0)
+        self.output.join(1.0)
         # A drain still running means a process outside the group (one that called
         # setsid) holds the pipes: closing a stream while its thread reads it would block
         # until that process exits. Leave the streams to the (daemon) drain threads then.
-        if not any(t.is_alive() for t in self._threads):
+        if not self.output.draining():
             for stream in (proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()

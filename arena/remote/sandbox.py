@@ -23,7 +23,7 @@ touch the results, so every bot is treated as written by an attacker. Two profil
     one). The machine's global counters (free memory, CPU time, load: ``/proc/meminfo``,
     ``/proc/stat`` and the like) show fixed contents and ``sysinfo`` fails, so partners
     cannot pass messages through them (:mod:`arena.remote.machine_view`). Between its
-    decisions the bot is frozen (arena.remote.client): through its control group's
+    decisions the bot is frozen (arena.remote.freezer): through its control group's
     freezer where it has one, else by signals (``freezing`` in :func:`protections`,
     shown in every hand log's header). The bot dies with the arena (``--die-with-parent``) and everything it started
     dies with it (pid namespace). A machine that cannot give this refuses to start the
@@ -31,63 +31,31 @@ touch the results, so every bot is treated as written by an attacker. Two profil
 
 The arena starts a bot through :func:`confine`, which returns the command line, the
 environment and the socket directory of one bot; :meth:`Confinement.release` removes
-the directory (without following links) and frees the uid.
+the directory (without following links) and frees the uid. The command lines are built
+by :mod:`arena.remote.wrappers` (``default``: exec wrappers) and :mod:`arena.remote.bwrap`
+(``strict``: bubblewrap around them); :mod:`arena.remote.readable` checks beforehand that
+a strict bot can read its folder.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
-from arena.remote import cgroups, grpc_tuning, machine_view
-from arena.remote.manifest import BotManifest, Limits
+from arena.remote import bwrap, cgroups, machine_view, wrappers
+from arena.remote.manifest import BotManifest
+from arena.remote.readable import readability_problem
 
 DEFAULT = "default"
 STRICT = "strict"
 PROFILES = (DEFAULT, STRICT)
-
-SOCKET_DIR_INSIDE = "/run/mus-arena"
-"""Where a strict bot sees its socket directory (short: unix socket paths are limited to 107 bytes)."""
-PYTHON_PATH_INSIDE = "/run/mus-python"
-"""Where a strict Python bot finds the SDK and its two dependencies (grpcio, protobuf)."""
-HOME_INSIDE = "/home/bot"
-TMPFS_BYTES = 64 * 1024 * 1024
-"""Size of each private tmpfs of a strict bot (/tmp, /dev/shm, home): tmpfs is memory."""
-
-SDK_PACKAGES = ("mus_core", "mus_sdk", "mus", "grpc", "google.protobuf", "google._upb", "typing_extensions",
-                "mus_rl", "numpy", "numpy.libs")
-"""What a Python bot may import besides the standard library under ``strict``: the SDK,
-the generated stubs, and what they need (``mus_core``: the game's vocabulary, which the SDK
-imports); the SDK's ``rl`` extra when the arena has it (``mus_rl`` and ``numpy``, which
-``bots/learned`` imports; ``numpy.libs`` is not a package but the folder of a numpy
-wheel's compiled libraries, beside it). ``google._upb`` is protobuf's compiled core:
-without it protobuf falls back to pure Python, and a bot's decisions cost three times
-as much (measured with bench/protocol.py)."""
-SDK_DISTRIBUTIONS = ("grpcio", "protobuf", "mus-sdk")
-"""Their metadata too (``importlib.metadata``: the SDK checks grpcio's version)."""
-
-ETC_FILES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "localtime", "ssl",
-    "alternatives", "mime.types", "host.conf",
-)
-"""The few files of /etc a program may need to start (dynamic linker, TLS roots,
-Debian's alternatives symlinks). Not passwd: a strict bot's uid has no name."""
-
-BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
-"""The only variables of the arena's environment a ``default`` bot receives unasked. A
-Python bot run with the arena's interpreter also gets its gRPC tuning
-(:func:`arena.remote.grpc_tuning.bot_environment`)."""
 
 UID_BASE = 1_600_000_000
 UID_SPAN = 1 << 20
@@ -140,8 +108,8 @@ def _run_probe(kind: str) -> str | None:
             return "needs root and unshare (util-linux)"
         argv = [unshare, "--fork", "--pid", "--kill-child=SIGKILL", "--", "true"]
     else:
-        bwrap = shutil.which("bwrap")
-        if bwrap is None:
+        program = shutil.which("bwrap")
+        if program is None:
             return "bubblewrap is not installed: apt-get install bubblewrap (Debian/Ubuntu)"
         # Everything a strict bot's start needs: the fixed counter files over /proc and
         # the seccomp filter too (a kernel that refused them would fail every bot).
@@ -150,7 +118,7 @@ def _run_probe(kind: str) -> str | None:
         except (OSError, SandboxError) as exc:
             return f"cannot write the fixed counter files of the strict sandbox: {exc}"
         fd = machine_view.seccomp_fd()
-        argv = [bwrap, *_namespaces(), *_system_binds(), "--proc", "/proc", "--dev", "/dev", *view,
+        argv = [program, *bwrap.namespaces(), *bwrap.system_binds(), "--proc", "/proc", "--dev", "/dev", *view,
                 "--seccomp", str(fd), "--", "true"]
     try:
         probe = subprocess.run(argv, capture_output=True, timeout=10, check=False, pass_fds=() if fd is None else (fd,))
@@ -205,7 +173,7 @@ def protections(profile: str) -> dict[str, object]:
         "network_isolation": strict,
         "uid_per_bot": strict and root,
         "cgroups": strict and cgroups.available() is None,
-        # Stopped between its decisions (arena.remote.client.RemoteBot._freeze), and how:
+        # Stopped between its decisions (arena.remote.freezer), and how:
         # a cgroup's freezer (every process at once) or signals to each process found.
         "frozen_between_decisions": profile == STRICT,
         "freezing": cgroups.freezing() if strict else None,
@@ -299,75 +267,6 @@ class _UidPool:
 _UIDS = _UidPool()
 
 
-def _closed_to_others(folder: Path, most: int = 20_000) -> Path | None:
-    """The first file or folder under ``folder`` that a user other than its owner cannot
-    read (or search), if any; None when all are open. (The folders above it do not
-    matter: the sandbox shows the folder at its path through folders of its own.) Looks
-    at ``most`` entries at the most (a huge folder is not walked to the end)."""
-    return _first_closed(folder, _open_to_others, most)
-
-
-def _open_to_others(_path: str, st: os.stat_result) -> bool:
-    need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
-    return st.st_mode & need == need
-
-
-def _open_to_me(path: str, st: os.stat_result) -> bool:
-    return os.access(path, os.R_OK | (os.X_OK if stat.S_ISDIR(st.st_mode) else 0))
-
-
-def _closed_to_me(folder: Path, most: int = 20_000) -> Path | None:
-    """The first file or folder under ``folder`` (or ``folder`` itself, or a folder above
-    it) that this process's user cannot read (or search), if any."""
-    if not os.access(folder, os.R_OK | os.X_OK):
-        return folder
-    return _first_closed(folder, _open_to_me, most)
-
-
-def _first_closed(folder: Path, ok: Callable[[str, os.stat_result], bool], most: int) -> Path | None:
-    """The first folder or file under ``folder`` that fails ``ok``; links are skipped."""
-    seen = 0
-    if not ok(str(folder), os.stat(folder)):
-        return folder
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:  # a folder closed to this user is not walked: it is checked here
-            path = os.path.join(root, name)
-            try:
-                st = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                continue  # a link is followed inside the sandbox, where it names something else
-            if not ok(path, st):
-                return Path(path)
-            seen += 1
-        if seen > most:
-            break
-    return None
-
-
-def readability_problem(folder: Path) -> str | None:
-    """Why a strict bot could not read its folder ``folder``, with the fix; None if it can.
-
-    As root the arena runs each strict bot as a uid of its own, which owns no file: every
-    file must be readable by other users (and every folder searchable). A normal user's
-    arena runs the bot as itself (mapped in a user namespace): what that user cannot read,
-    the bot cannot either, and bubblewrap cannot even show a folder that user cannot reach.
-    """
-    if os.geteuid() == 0:
-        closed = _closed_to_others(folder)
-        if closed is None:
-            return None
-        return (f"{closed} is not readable by other users, and under the strict sandbox a root arena runs each bot "
-                f"as a uid of its own: make the bot's folder readable (chmod -R a+rX {folder})")
-    closed = _closed_to_me(folder)
-    if closed is None:
-        return None
-    return (f"{closed} is not readable by the arena's user (uid {os.geteuid()}), and under the strict sandbox the bot "
-            f"runs as that user: give it the bot's folder (chown -R {os.geteuid()} {folder}, or chmod -R a+rX "
-            f"{folder} and a+x on the folders above it)")
-
-
 _SWEPT: set[Path] = set()
 
 
@@ -428,11 +327,15 @@ def confine(profile: str, manifest: BotManifest, label: str) -> Confinement:
 def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path) -> Confinement:
     """:func:`confine`'s work once the bot's private folder ``host_dir`` exists."""
     if profile == DEFAULT:
-        argv = [*_default_wrapper(manifest.limits, manifest.run_as), *_own_env(manifest), *manifest.command]
-        env = _default_env(manifest, str(host_dir))
-        if manifest.run_as is not None:
-            run_uid, run_gid = _user_ids(manifest.run_as)
-            os.chown(host_dir, run_uid, run_gid)
+        try:
+            wrap = wrappers.default_wrapper(manifest.limits, manifest.run_as, pid_namespace=_probe("pidns") is None)
+            if manifest.run_as is not None:
+                run_uid, run_gid = wrappers.user_ids(manifest.run_as)
+                os.chown(host_dir, run_uid, run_gid)
+        except wrappers.WrapperError as exc:
+            raise SandboxError(str(exc)) from None
+        argv = [*wrap, *wrappers.own_env(manifest), *manifest.command]
+        env = wrappers.default_env(manifest, str(host_dir))
         return Confinement(argv, env, manifest.workdir, host_dir, str(host_dir), profile)
     require(STRICT)
     # strict: host_dir is a private parent; the socket directory inside it is the one
@@ -448,7 +351,7 @@ def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path)
         os.chown(sock_dir, uid, uid)
     seccomp = machine_view.seccomp_fd()
     try:
-        argv, env = _strict_command(manifest, sock_dir, uid, seccomp)
+        argv, env = bwrap.strict_command(manifest, sock_dir, uid, seccomp, _runtime_root())
         group = cgroups.create(label[:40], manifest.limits.memory_mb, manifest.limits.processes)
     except BaseException:
         os.close(seccomp)
@@ -457,7 +360,8 @@ def _confine_in(profile: str, manifest: BotManifest, label: str, host_dir: Path)
         raise
     if group is not None:
         argv = group.wrap(argv)
-    return Confinement(argv, env, manifest.workdir, sock_dir, SOCKET_DIR_INSIDE, profile, uid, group, [seccomp])
+    return Confinement(argv, env, manifest.workdir, sock_dir, bwrap.SOCKET_DIR_INSIDE, profile, uid, group,
+                       [seccomp])
 
 
 def _check_workdir(manifest: BotManifest) -> None:
@@ -473,237 +377,7 @@ def _check_workdir(manifest: BotManifest) -> None:
                            "its own folder only")
 
 
-def _own_env(manifest: BotManifest) -> list[str]:
-    """The manifest's ``[env]``, set by ``env`` right before the bot's command: the bot
-    author's variables reach the bot only, never a wrapper that runs before it as the
-    arena's user or as root (``LD_PRELOAD`` there would run the author's code outside
-    the sandbox or with the arena's privileges)."""
-    if not manifest.env:
-        return []
-    from mus_sdk import handshake
-
-    arena_keys = set(handshake.handshake_env("/"))  # the arena's word on how to reach it wins
-    pairs = [f"{k}={v}" for k, v in manifest.env.items() if k not in arena_keys]
-    # /usr/bin/env: what a strict bot sees of the host is /usr (a PATH's /usr/local is not).
-    env = "/usr/bin/env" if os.path.exists("/usr/bin/env") else shutil.which("env") or "env"
-    return [env, "--", *pairs] if pairs else []
 
 
-# ---------------------------------------------------------------------- default profile
 
 
-def _user_ids(user: str) -> tuple[int, int]:
-    """uid and gid of a user name or number.
-
-    Raises:
-        SandboxError: no such user.
-    """
-    import pwd
-
-    try:
-        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
-    except (KeyError, ValueError):
-        raise SandboxError(f"run_as: no user {user!r} on this machine") from None
-    return entry.pw_uid, entry.pw_gid
-
-
-def _limits_wrapper(limits: Limits) -> list[str]:
-    prlimit = shutil.which("prlimit")
-    if prlimit is None:
-        return []
-    args = []
-    if limits.memory_mb:
-        args.append(f"--as={limits.memory_mb * 1024 * 1024}")
-    if limits.cpu_seconds:
-        args.append(f"--cpu={limits.cpu_seconds}")
-    if limits.open_files:
-        args.append(f"--nofile={limits.open_files}")
-    if limits.processes:
-        args.append(f"--nproc={limits.processes}")
-    return [prlimit, *args, "--"] if args else []
-
-
-def _default_wrapper(limits: Limits, run_as: str | None = None) -> list[str]:
-    """The exec wrappers of a ``default`` bot: they apply the limits and tie the bot's life
-    to the arena's.
-
-    ``setpriv --pdeathsig KILL`` makes the kernel kill the bot if the arena dies (even
-    by SIGKILL); ``prlimit`` sets the resource limits. Both are util-linux programs that
-    exec the bot in the same process, and unlike a ``preexec_fn`` they are safe in a
-    threaded arena. Where they are missing, the bot runs without them.
-    """
-    out: list[str] = []
-    setpriv = shutil.which("setpriv")
-    if setpriv and sys.platform.startswith("linux"):
-        out += [setpriv, "--pdeathsig", "KILL", "--"]
-    if _probe("pidns") is None:
-        # Its own pid namespace: when the bot (the namespace's init) dies, the kernel
-        # kills every process it left, even one that escaped its process group; and the
-        # bot cannot name any process outside (no kill() of another seat's bot).
-        out += [shutil.which("unshare") or "unshare", "--fork", "--pid", "--kill-child=SIGKILL", "--"]
-    if run_as is not None:
-        # After unshare, which needs root: the bot itself runs as the other user.
-        if os.geteuid() != 0 or not setpriv:
-            raise SandboxError(f"run_as {run_as!r} needs an arena running as root, with setpriv (util-linux)")
-        uid, gid = _user_ids(run_as)
-        out += [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
-    return out + _limits_wrapper(limits)
-
-
-def _default_env(manifest: BotManifest, socket_dir: str) -> dict[str, str]:
-    from mus_sdk import handshake
-
-    keep = {*BASE_ENV, *manifest.inherit_env}
-    env = {k: v for k, v in os.environ.items() if k in keep}
-    if manifest.command and manifest.command[0] == sys.executable:
-        env.update(grpc_tuning.bot_environment())
-    env.update(handshake.handshake_env(socket_dir))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-# ---------------------------------------------------------------------- strict profile
-
-
-def _namespaces() -> list[str]:
-    out = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if os.geteuid() != 0:
-        # A user namespace lets an unprivileged arena make the others. As root there is
-        # none: the bot's own uid is set inside, by setpriv, after the mounts.
-        out.append("--unshare-user")
-    return [*out, "--die-with-parent", "--new-session"]
-
-
-def _system_binds() -> list[str]:
-    """Read-only views of the system's programs and libraries (merged /usr or not)."""
-    out = ["--ro-bind", "/usr", "/usr"]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        path = Path("/") / top
-        if path.is_symlink():
-            out += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            out += ["--ro-bind", str(path), str(path)]
-    return out
-
-
-def _python_binds() -> tuple[list[str], str]:
-    """Binds for a Python bot: the interpreter's installation and the SDK's packages
-    (found where this arena imports them), and the interpreter to run."""
-    binds: list[str] = []
-    base = Path(sys.base_prefix).resolve()
-    if not str(base).startswith("/usr/"):
-        binds += ["--ro-bind", str(base), str(base)]
-    for name in SDK_PACKAGES:
-        if name.endswith(".libs"):  # a wheel's library folder, beside its package (its RPATH: $ORIGIN/../..)
-            package = importlib.util.find_spec(name.split(".")[0])
-            folder = Path(package.origin).parent.with_name(name) if package is not None and package.origin else None
-            if folder is not None and folder.is_dir():
-                binds += ["--ro-bind", str(folder.resolve()), str(Path(PYTHON_PATH_INSIDE, name))]
-            continue
-        spec = importlib.util.find_spec(name)
-        if spec is None:
-            continue
-        inside = Path(PYTHON_PATH_INSIDE, *name.split("."))
-        if spec.submodule_search_locations:
-            source = Path(next(iter(spec.submodule_search_locations)))
-        elif spec.origin:
-            source, inside = Path(spec.origin), inside.with_suffix(Path(spec.origin).suffix)
-        else:
-            continue
-        binds += ["--ro-bind", str(source.resolve()), str(inside)]
-    for dist in SDK_DISTRIBUTIONS:
-        try:
-            info = Path(str(metadata.distribution(dist)._path))  # type: ignore[attr-defined]
-        except (metadata.PackageNotFoundError, AttributeError):
-            continue
-        binds += ["--ro-bind", str(info.resolve()), str(Path(PYTHON_PATH_INSIDE, info.name))]
-    interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-    return binds, interpreter
-
-
-_BIND_OPTIONS = {"--ro-bind", "--ro-bind-try", "--bind", "--symlink", "--tmpfs", "--dev", "--proc"}
-
-
-def _with_parent_dirs(argv: list[str]) -> list[str]:
-    """``argv`` with the missing folders above each mount point made first, mode 0755.
-
-    bwrap makes missing parents of a mount point mode 0700, owned by root: a bot run as
-    another uid could then not reach ``/run/mus-arena``, its own folder under ``/tmp`` or
-    the interpreter under ``/root/.pyenv``. Each folder is made right before the mount
-    that needs it (a tmpfs mounted later would hide one made earlier)."""
-    made: set[str] = {"/"}
-    out: list[str] = []
-    pending: list[str] = []  # --perms / --size: they modify the next operation
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            return out + pending + argv[i:]
-        if arg in ("--perms", "--size"):
-            pending += argv[i:i + 2]
-            i += 2
-            continue
-        if arg in _BIND_OPTIONS:
-            one = arg in ("--tmpfs", "--dev", "--proc")
-            dest = argv[i + 1] if one else argv[i + 2]
-            for parent in reversed(Path(dest).parents):
-                name = str(parent)
-                if name.startswith("/proc/"):
-                    break  # procfs's own folders (/proc/pressure): they exist, and none can be made
-                if name not in made:
-                    made.add(name)
-                    out += ["--perms", "0755", "--dir", name]
-            if arg == "--tmpfs":  # what was made below it is hidden now
-                made = {m for m in made if not m.startswith(dest.rstrip("/") + "/")}
-            made.add(dest)
-            width = 2 if one else 3
-        elif arg in ("--hostname", "--chdir", "--seccomp"):
-            width = 2
-        else:
-            width = 1
-        out += pending + argv[i:i + width]
-        pending = []
-        i += width
-    return out + pending
-
-
-def _strict_command(manifest: BotManifest, sock_dir: Path, uid: int | None,
-                    seccomp_fd: int) -> tuple[list[str], dict[str, str]]:
-    from mus_sdk import handshake
-
-    bwrap = shutil.which("bwrap") or "bwrap"
-    argv = [bwrap, *_namespaces(), *_system_binds()]
-    for name in ETC_FILES:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    # Private, size-limited, writable by the bot's uid (1777: the tmpfs is the bot's alone).
-    argv += ["--proc", "/proc", "--dev", "/dev", *machine_view.binds(_runtime_root())]
-    for path in ("/tmp", "/dev/shm", HOME_INSIDE):
-        argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", path]
-    argv += ["--bind", str(sock_dir), SOCKET_DIR_INSIDE]
-    workdir = str(manifest.workdir)
-    argv += ["--ro-bind", workdir, workdir]
-    command = list(manifest.command)
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": HOME_INSIDE,
-        "TMPDIR": "/tmp",
-        "LANG": "C.UTF-8",
-        "PYTHONUNBUFFERED": "1",
-    }
-    if command and command[0] == sys.executable:
-        # "python" in a manifest: the arena's interpreter, without the arena's venv.
-        binds, command[0] = _python_binds()
-        argv += binds
-        env.update(PYTHONPATH=PYTHON_PATH_INSIDE, PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1")
-        env.update(grpc_tuning.bot_environment())
-    for name in manifest.inherit_env:
-        if name in os.environ:
-            env[name] = os.environ[name]
-    env.update(handshake.handshake_env(SOCKET_DIR_INSIDE))
-    argv += ["--hostname", "mus-bot", "--chdir", workdir, "--seccomp", str(seccomp_fd), "--"]
-    argv = _with_parent_dirs(argv)
-    if uid is not None:
-        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-    argv += _limits_wrapper(manifest.limits)
-    return argv + _own_env(manifest) + command, env

@@ -191,7 +191,7 @@ def test_strict_bot_folder_must_be_readable_by_the_bot(runner: Runner) -> None:
     if runner.uid:
         # The same file, the user's own and closed to others: its bot (the user, mapped) reads it.
         os.chown(closed, runner.uid, runner.gid)
-        code = f"from arena.remote.sandbox import readability_problem as r; print(r(__import__('pathlib').Path('{closed.parent}')))"
+        code = f"from arena.remote.readable import readability_problem as r; print(r(__import__('pathlib').Path('{closed.parent}')))"
         check = subprocess.run([*runner.command[:-2], "-c", code], env=runner.env, capture_output=True, text=True,
                                timeout=60, check=False)
         assert check.stdout.strip() == "None", check.stdout + check.stderr

@@ -36,8 +36,10 @@ from arena.league.pool import ProcessPool
 from arena.league.runmatch import Seating, run_match
 from arena.referee.player import FaultKind
 from arena.remote.manifest import Limits
-from arena.remote.process import LOG_CAP_BYTES, BotStartError
-from arena.remote.sandbox import BASE_ENV, protections
+from arena.remote.output import LOG_CAP_BYTES
+from arena.remote.process import BotStartError
+from arena.remote.sandbox import protections
+from arena.remote.wrappers import BASE_ENV
 
 ARENA_RSS_LIMIT = 50 * MiB
 

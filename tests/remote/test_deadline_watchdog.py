@@ -1,4 +1,4 @@
-"""RemoteBot's decision deadline (the watchdog timer in arena/remote/client.py), against
+"""RemoteBot's decision deadline (the watchdog timer, arena/remote/watchdog.py), against
 a fake stream: each decision times out at its own deadline, however the deadlines of
 the decisions before it were set, and never earlier."""
 
@@ -8,29 +8,39 @@ import asyncio
 import time
 from pathlib import Path
 
+import grpc  # type: ignore[import-untyped]
 import pytest
 from mus.v1 import bot_service_pb2 as svc
 
 from arena.engine import MusState, Observation, Rules
 from arena.referee.eventloop import STALL_GRACE_S, stall_meter
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
-from arena.remote.client import RemoteBot
-from arena.remote.inbox import Inbox
+from arena.remote import stream
+from arena.remote.client import WRITE_TIMEOUT_S, RemoteBot
+from arena.remote.inbox import MAX_MESSAGE_BYTES, Inbox
 from arena.remote.manifest import BotAddress
+from arena.remote.stream import StreamState
+from arena.remote.watchdog import Watchdog
 
 
 class FakeCall:
-    """Answers each request after ``delays[request_id]`` seconds (absent: never)."""
+    """Answers each request after ``delays[request_id]`` seconds (absent: never); closes
+    its side when the arena ends its own, if ``closes``."""
 
-    def __init__(self, recv: Inbox, delays: dict[int, float]) -> None:
-        self.recv = recv
+    def __init__(self, delays: dict[int, float], closes: bool = True) -> None:
         self.delays = delays
+        self.closes = closes
+        self.answers: asyncio.Queue[object] = asyncio.Queue()
 
     async def done_writing(self) -> None:
-        pass
+        if self.closes:
+            self.answers.put_nowait(grpc.aio.EOF)
 
     def cancel(self) -> None:
         pass
+
+    async def read(self) -> object:
+        return await self.answers.get()
 
     async def write(self, data: bytes) -> None:
         rid = svc.PlayRequest.FromString(data).decision_request.request_id
@@ -38,7 +48,8 @@ class FakeCall:
             answer = svc.PlayResponse()
             answer.decision.request_id = rid
             answer.decision.action.paso.SetInParent()
-            asyncio.get_running_loop().call_later(self.delays[rid], self.recv.put, answer.SerializeToString())
+            asyncio.get_running_loop().call_later(self.delays[rid], self.answers.put_nowait,
+                                                  answer.SerializeToString())
 
 
 def a_view() -> Observation:
@@ -47,13 +58,19 @@ def a_view() -> Observation:
     return state.view(state.to_act)
 
 
-def fake_bot(tmp_path: Path, delays: dict[int, float]) -> RemoteBot:
+def fake_bot(tmp_path: Path, delays: dict[int, float], call: FakeCall | None = None,
+             write_timeout_s: float = WRITE_TIMEOUT_S) -> RemoteBot:
+    """A bot whose match stream is ``call`` (else a FakeCall answering after ``delays``)."""
     bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
-    bot._loop = asyncio.get_running_loop()
-    bot._stalls = stall_meter(bot._loop)
-    bot._recv = Inbox(bot._loop)
-    bot._call = FakeCall(bot._recv, delays)
+    bot.write_timeout_s = write_timeout_s
+    bot._stream.open(call or FakeCall(delays), MAX_MESSAGE_BYTES, bot.write_timeout_s)
     return bot
+
+
+def watchdog(bot: RemoteBot) -> Watchdog:
+    dog = bot._stream.watchdog
+    assert dog is not None
+    return dog
 
 
 async def timed_decide(bot: RemoteBot, rid: int, deadline_s: float) -> tuple[str, float]:
@@ -131,24 +148,28 @@ def test_an_outside_cancel_at_the_deadline_wins(tmp_path: Path) -> None:
         loop = asyncio.get_running_loop()
         task = loop.create_task(bot.decide(a_view(), 1, DecisionTiming(0.1, 100.0)))
         await asyncio.sleep(0.01)
-        assert bot._watchdog is not None
-        loop.call_at(bot._watch_at, task.cancel)  # scheduled after the watchdog: same turn
+        fires_at = watchdog(bot).timer_at
+        assert fires_at is not None
+        loop.call_at(fires_at, task.cancel)  # scheduled after the watchdog: same turn
         with pytest.raises(asyncio.CancelledError):
             await task
 
     asyncio.run(run())
 
 
-def test_ending_the_stream_during_a_decision_keeps_its_deadline(tmp_path: Path) -> None:
+def test_ending_the_stream_during_a_decision_keeps_its_deadline(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Closing the bot from inside the loop while a decision waits (``close()`` schedules
-    that) does not leave the decision waiting forever: it still times out."""
+    that) does not leave the decision waiting forever, with a bot that does not close
+    its side either: it still times out."""
+    monkeypatch.setattr(stream, "END_GRACE_S", 0.3)
 
     async def run() -> None:
-        bot = fake_bot(tmp_path, {})
+        bot = fake_bot(tmp_path, {}, FakeCall({}, closes=False))
         loop = asyncio.get_running_loop()
         task = loop.create_task(timed_decide(bot, 1, 0.2))
         await asyncio.sleep(0.05)
-        await bot._end_stream()
+        await bot._stream.end()
         outcome, took = await asyncio.wait_for(task, 2.0)
         assert outcome == "timeout" and took < 1.0
 
@@ -180,8 +201,8 @@ class SlowWriteCall(FakeCall):
     """As FakeCall, but each write takes ``write_s`` seconds (flow control holding it),
     and records whether a write was cancelled (grpc.aio then cancels the whole RPC)."""
 
-    def __init__(self, recv: Inbox, delays: dict[int, float], write_s: float) -> None:
-        super().__init__(recv, delays)
+    def __init__(self, delays: dict[int, float], write_s: float) -> None:
+        super().__init__(delays)
         self.write_s = write_s
         self.write_cancelled = False
 
@@ -200,11 +221,11 @@ def test_a_deadline_during_a_write_does_not_cancel_it(tmp_path: Path) -> None:
     late answer is dropped and request 2 is answered on the same stream."""
 
     async def run() -> None:
-        bot = fake_bot(tmp_path, {1: 0.0, 2: 0.0})
-        call = bot._call = SlowWriteCall(bot._recv, {1: 0.0, 2: 0.0}, 0.3)  # type: ignore[arg-type]
+        call = SlowWriteCall({1: 0.0, 2: 0.0}, 0.3)
+        bot = fake_bot(tmp_path, {}, call)
         outcome, took = await timed_decide(bot, 1, 0.1)
         assert outcome == "timeout" and 0.25 < took < 2.0
-        assert not call.write_cancelled and bot._stream_dead is None
+        assert not call.write_cancelled and bot._stream.state is StreamState.OPEN
         call.write_s = 0.0
         assert (await timed_decide(bot, 2, 1.0))[0] == "answered"
 
@@ -216,9 +237,8 @@ def test_a_write_blocked_past_the_write_timeout_kills_the_stream(tmp_path: Path)
     decision is a TIMEOUT that says so), and the next decision is a CRASH at once."""
 
     async def run() -> None:
-        bot = fake_bot(tmp_path, {})
-        bot.write_timeout_s = 0.3
-        call = bot._call = SlowWriteCall(bot._recv, {}, 3600.0)  # type: ignore[arg-type]
+        call = SlowWriteCall({}, 3600.0)
+        bot = fake_bot(tmp_path, {}, call, write_timeout_s=0.3)
         t0 = time.perf_counter()
         with pytest.raises(BotFault) as fault:
             await bot.decide(a_view(), 1, DecisionTiming(0.1, 100.0))
@@ -241,7 +261,7 @@ def test_a_stall_of_the_arena_is_not_charged_to_the_bot(tmp_path: Path) -> None:
         asyncio.get_running_loop().call_later(0.05, time.sleep, 0.6)
         outcome, took = await timed_decide(bot, 1, 0.3)
         assert outcome == "answered" and took > 0.6
-        assert bot._stalls is not None and bot._stalls.stalled_s > 0.6
+        assert watchdog(bot).stalled_s > 0.6
 
     asyncio.run(run())
 

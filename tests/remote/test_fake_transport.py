@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fake_transport import Reply, decision, fake_bot, simple, simple_action
 from mus.v1 import bot_service_pb2 as svc
 
 from arena.engine import (
@@ -31,12 +30,13 @@ from arena.handlog import untimed
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.remote.client import RemoteBot
+from arena.remote.fake import Reply, decision, fake_bot, simple, simple_action
 
 RULES = Rules(games_to_win=1)
 
 
 class Simple:
-    """An in-process player with the policy of ``fake_transport.simple_action``."""
+    """An in-process player with the policy of ``arena.remote.fake.simple_action``."""
 
     def __init__(self, seat: int) -> None:
         self.name = f"s{seat}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import LeagueConfigError, load_league
-from arena.remote import grants, sandbox
+from arena.remote import grants, readable, sandbox
 from arena.remote.manifest import BotManifest, Limits, ManifestError, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -152,18 +152,18 @@ def test_readability_as_root_needs_others_and_as_a_user_needs_the_user(tmp_path:
     folder = bot(tmp_path / "a")
     (folder / "data").mkdir()
     (folder / "link").symlink_to("/root/nothing-here")  # followed inside the sandbox only: not checked
-    assert sandbox.readability_problem(folder) is None
+    assert readable.readability_problem(folder) is None
     closed = folder / "data" / "weights.bin"
     closed.write_bytes(b"x")
     closed.chmod(0o600)
-    problem = sandbox.readability_problem(folder)
+    problem = readable.readability_problem(folder)
     if os.geteuid() == 0:
         assert problem is not None and str(closed) in problem and "chmod -R a+rX" in problem
     else:  # this user's own file: its bot, running as this user, reads it
         assert problem is None
     closed.chmod(0o644)
     (folder / "data").chmod(0o700)
-    problem = sandbox.readability_problem(folder)
+    problem = readable.readability_problem(folder)
     assert (problem is not None and str(folder / "data") in problem) if os.geteuid() == 0 else problem is None
 
 

@@ -14,7 +14,8 @@ import pytest
 from remote_helpers import Played, close_all, config, pid_alive, play, restart, wait_gone
 
 from arena.referee.player import FaultKind
-from arena.remote.process import LOG_CAP_BYTES, BotStartError
+from arena.remote.output import LOG_CAP_BYTES
+from arena.remote.process import BotStartError
 
 MAX_FAULTS = 3
 

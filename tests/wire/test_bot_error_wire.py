@@ -5,17 +5,12 @@ console only made printable and capped, however much a bot sends."""
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 import pytest
 from mus.v1 import bot_service_pb2 as svc
 from mus_sdk.server import error_response
 
 from arena.referee.player import BotFault, FaultKind
-from arena.remote.client import RemoteBot
-from arena.remote.inbox import Inbox
-from arena.remote.manifest import BotAddress
+from arena.remote.answers import decision_in
 from arena.remote.untrusted import ERROR_MESSAGE_CHARS, ERROR_TYPE_CHARS, TRACEBACK_LINE_CHARS, error_report
 
 
@@ -36,20 +31,12 @@ def wire(response: svc.PlayResponse) -> bytes:
     return data
 
 
-def check(tmp_path: Path, data: bytes, request_id: int, late_ok: frozenset[int] = frozenset()) -> object:
+def check(data: bytes, request_id: int, stale: frozenset[int] = frozenset()) -> object:
     """What the arena makes of answer ``data`` to ``request_id``."""
-
-    async def run() -> object:
-        bot = RemoteBot(BotAddress("fake", "127.0.0.1:1"), tmp_path, "s0")
-        bot._recv = Inbox(asyncio.get_running_loop())
-        bot._recv.nbytes = len(data)
-        bot._late_ok = set(late_ok)
-        return bot._check_response(data, request_id)
-
-    return asyncio.run(run())
+    return decision_in(data, request_id, set(stale))
 
 
-def test_the_sdk_error_is_a_bot_error_of_its_request(tmp_path: Path) -> None:
+def test_the_sdk_error_is_a_bot_error_of_its_request() -> None:
     exc = raised()
     response = svc.PlayResponse.FromString(wire(error_response(42, exc)))
     assert response.WhichOneof("message") == "error"
@@ -57,18 +44,18 @@ def test_the_sdk_error_is_a_bot_error_of_its_request(tmp_path: Path) -> None:
     assert (err.request_id, err.error_type, err.message) == (42, "Unlucky", "no luck\nat all")
     assert err.traceback.splitlines()[0].endswith(", in raised")
     with pytest.raises(BotFault) as fault:
-        check(tmp_path, wire(error_response(42, exc)), 42)
+        check(wire(error_response(42, exc)), 42)
     assert fault.value.kind is FaultKind.BOT_ERROR
     head, *trace = fault.value.detail.splitlines()
     assert head == "Unlucky: no luck at all"  # one line
     assert trace == ["    " + line for line in err.traceback.splitlines()]
 
 
-def test_an_error_for_a_timed_out_request_is_discarded_and_another_id_is_wrong_request(tmp_path: Path) -> None:
+def test_an_error_for_a_timed_out_request_is_discarded_and_another_id_is_wrong_request() -> None:
     data = wire(error_response(7, raised()))
-    assert check(tmp_path, data, 9, late_ok=frozenset({7})) is None
+    assert check(data, 9, stale=frozenset({7})) is None
     with pytest.raises(BotFault) as fault:
-        check(tmp_path, data, 9)
+        check(data, 9)
     assert fault.value.kind is FaultKind.WRONG_REQUEST
 
 

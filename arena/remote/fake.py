@@ -1,8 +1,10 @@
 """An in-memory ``Play`` stream: a bot as a Python function, with no process and no socket.
 
-For tests of the referee's drivers and of :class:`~arena.remote.client.RemoteBot`
-itself (deadlines, late and stale answers, garbage, floods, a stream that closes),
-as python-chess has a mock transport for its engine tests::
+Shipped with the arena for bot and arena authors' tests (docs/architecture.md, "Testing
+without processes"): of the referee's drivers and of
+:class:`~arena.remote.client.RemoteBot` itself (deadlines, late and stale answers,
+garbage, floods, a stream that closes), as python-chess ships a mock transport for its
+engine tests::
 
     bot = fake_bot("first", simple)                  # answers simple_action
     result = play_match([fake_bot(f"s{s}", simple) for s in range(4)], config)
