@@ -100,7 +100,7 @@ def for_match(config: LeagueConfig, specs: dict[str, BotSpec]) -> LeagueConfig:
 DEFAULT_SETTINGS = """\
 # A ladder's settings: the keys of a league file (docs/league.md), without entries.
 duplicate = true
-jobs = 1
+# jobs = 2: matches at once (without it, or mus ladder run --jobs: one per CPU the arena may use)
 
 [rules]
 target_points = 30

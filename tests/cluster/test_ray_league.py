@@ -14,6 +14,7 @@ lacks, instead of forfeiting the bot's matches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -170,6 +171,16 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
     # A ceiling of the league file's: the workers must apply it, not the manifest they unpack.
     config = load_league(league_file(tmp, extra="[limits]\nmemory_mb = 6000"))
     sent: list[bytes] = []
+    statuses: list[ClusterStatus] = []
+    out = tmp / "out"
+    with spying(sent):
+        run = run_league(on_cluster(config, ray_cluster.address), out, on_cluster=statuses.append)
+    return config, out, run, sent, statuses
+
+
+@contextlib.contextmanager
+def spying(sent: list[bytes]) -> Iterator[None]:
+    """Every task a RayExecutor sends, pickled (as Ray ships it), appended to ``sent``."""
     made = cluster_mod.RayExecutor.__init__
 
     def recording(self: cluster_mod.RayExecutor, *args: Any, **kwargs: Any) -> None:
@@ -183,12 +194,9 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
 
         self.remote = Spy()
 
-    statuses: list[ClusterStatus] = []
-    out = tmp / "out"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cluster_mod.RayExecutor, "__init__", recording)
-        run = run_league(on_cluster(config, ray_cluster.address), out, on_cluster=statuses.append)
-    return config, out, run, sent, statuses
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -420,21 +428,7 @@ def test_a_ladder_on_the_cluster_plays_as_on_this_machine(ray_cluster: HostedClu
 
     on_ray = _ladder(tmp_path / "ray")
     sent: list[bytes] = []
-    made = cluster_mod.RayExecutor.__init__
-
-    def recording(self: cluster_mod.RayExecutor, *args: Any, **kwargs: Any) -> None:
-        made(self, *args, **kwargs)
-        remote = self.remote
-
-        class Spy:
-            def remote(self, task: cluster_mod.MatchTask, refs: list[Any]) -> Any:
-                sent.append(pickle.dumps(task))
-                return remote.remote(task, refs)
-
-        self.remote = Spy()
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cluster_mod.RayExecutor, "__init__", recording)
+    with spying(sent):
         run = run_ladder(on_ray, Limits(matches=4), ray=ray_cluster.address)
     assert run.played == 4 and len(sent) == 4 and not run.failed
     secret = read_secret(on_ray)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from ladder_helpers import RULEBOT, SETTINGS, make_ladder, ok
+from ladder_helpers import RULEBOT, SETTINGS, make_ladder, mus, ok
 
 from arena.handlog import untimed
 from arena.ladder import executors
@@ -110,3 +110,8 @@ def test_workers_get_no_secret_and_new_versions_get_new_workers(tmp_path: Path,
         assert isinstance(second, FakeProcesses) and second.closed
     finally:
         ladder.close()
+
+
+def test_a_bad_ray_address_is_refused_before_anything(tmp_path: Path) -> None:
+    result = mus("ladder", "run", tmp_path, "--ray", "not an address")
+    assert result.exit_code == 2 and "--ray: a Ray address is local, auto, host:port or ray://host:port" in result.output
