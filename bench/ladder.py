@@ -46,40 +46,57 @@ sys.path.insert(0, str(HERE.parent))
 
 from _machine import machine  # noqa: E402
 
-from arena.ladder.matchmaking import Estimate, meetings, plan_pairs, round_robin_pairs  # noqa: E402
+from arena.ladder.matchmaking import Estimate, plan_pairs, round_robin_pairs  # noqa: E402
 from arena.league.standings import PRIOR_MATCHES, SCALE  # noqa: E402
 
-Planner = Callable[[dict[str, float], list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
+
+class Tally:
+    """The matches of a trial so far, counted as they come (a trial of thousands of
+    matches would otherwise count them all again at each of its hundreds of rankings)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.index = {n: i for i, n in enumerate(names)}
+        self.wins = [[0.0] * len(names) for _ in names]
+        """``wins[a][b]``: the matches ``a`` won against ``b``."""
+        self.played: Counter[str] = Counter()
+        self.met: dict[tuple[str, str], int] = {}
+        """As :func:`arena.ladder.matchmaking.meetings` counts them."""
+        self.count = 0
+
+    def add(self, team0: str, team1: str, winner_team: int) -> None:
+        a, b = self.index[team0], self.index[team1]
+        if winner_team == 0:
+            self.wins[a][b] += 1
+        else:
+            self.wins[b][a] += 1
+        self.played.update((team0, team1))
+        key = (min(team0, team1), max(team0, team1))
+        self.met[key] = self.met.get(key, 0) + 1
+        self.count += 1
 
 
-def ladder_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
-                   batch: int) -> list[tuple[str, str]]:
+Planner = Callable[[dict[str, float], list[str], Tally, int], list[tuple[str, str]]]
+
+
+def ladder_planner(mode: dict[str, float], names: list[str], tally: Tally, batch: int) -> list[tuple[str, str]]:
     """What ``mus ladder run`` plans: :func:`plan_pairs` on the ratings and the matches so
     far (its estimates' intervals are not used by it, only by ``--narrow``)."""
-    played = Counter(x for r in results for x in (r["team0"], r["team1"]))
-    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, played[n]) for n in names}
-    return plan_pairs(field, batch, 1, meetings(results))
+    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, tally.played[n]) for n in names}
+    return plan_pairs(field, batch, 1, dict(tally.met))
 
 
-def round_robin_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
-                        batch: int) -> list[tuple[str, str]]:
-    return round_robin_pairs(names, len(results), batch)
+def round_robin_planner(mode: dict[str, float], names: list[str], tally: Tally, batch: int) -> list[tuple[str, str]]:
+    return round_robin_pairs(names, tally.count, batch)
 
 
-def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50,
+def posterior_mode(names: list[str], tally: Tally, iterations: int = 50,
                    start: dict[str, float] | None = None) -> dict[str, float]:
     """The ratings of the standings' model (:mod:`arena.league.standings`: Bradley–Terry,
     each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps
     (from ``start``: the last ratings, a few steps away)."""
     k = len(names)
-    index = {n: i for i, n in enumerate(names)}
-    wins = [[0.0] * k for _ in range(k)]
-    for r in results:
-        a, b = index[r["team0"]], index[r["team1"]]
-        if r["winner_team"] == 0:
-            wins[a][b] += 1
-        else:
-            wins[b][a] += 1
+    index = tally.index
+    wins = tally.wins
     x = [start[n] for n in names] if start else [0.0] * k
     for _ in range(iterations):
         grad = [PRIOR_MATCHES * (0.5 - sig(v)) for v in x]
@@ -146,20 +163,18 @@ def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: in
     play = play or coin(truth)
     names = sorted(truth)
     right_order = sorted(names, key=lambda n: -truth[n])
-    results: list[dict[str, Any]] = []
-    mode = posterior_mode(names, results)
+    tally = Tally(names)
+    mode = posterior_mode(names, tally)
     right = []
     met: Counter[tuple[str, str]] = Counter()
     for _ in range(checkpoints):
-        for a, b in planner(mode, names, results, batch):
+        for a, b in planner(mode, names, tally, batch):
             t0, t1 = (a, b) if met[(a, b)] % 2 == 0 else (b, a)
             met[(a, b)] += 1
             winner = play(t0, t1, rng)
-            if winner not in (0, 1):
-                continue  # a match without a winner (none in the bank so far): not rated
-            results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
-                            "winner_team": winner, "deal": len(results)})
-        mode = posterior_mode(names, results, start=mode)
+            if winner in (0, 1):  # a match without a winner (none in the bank so far) is not rated
+                tally.add(t0, t1, winner)
+        mode = posterior_mode(names, tally, start=mode)
         right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
     return right
 

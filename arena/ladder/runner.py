@@ -281,9 +281,11 @@ class _Loop:
                 while to_play and len(running) < executor.capacity() and not self._must_stop():
                     m = to_play.pop(0)
                     running[executor.submit(m)] = m
-                if not running and (self._must_stop() or not to_play):
-                    break
-                # Nothing running and no room: a cluster without nodes yet; wait for one.
+                if not running:
+                    if self._must_stop() or not to_play:
+                        break
+                    time.sleep(0.5)  # no room and nothing running: a cluster without nodes yet; wait for one
+                    continue
                 finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     m = running.pop(fut)
