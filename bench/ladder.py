@@ -1,10 +1,16 @@
 """Matchmaking against a plain round robin: matches until the ranking is right, 95% of the time.
 
     python bench/ladder.py [--entries 8] [--spacing 100] [--trials 100] [--batch 8] [--seed 1]
+    python bench/ladder.py --field rulebots [--noises 0 0.15 0.3 0.45 0.6 0.8] [--per-seating 200]
+        [--bank /tmp/bank.json] [--jobs 2] [--trials 100] [--batch 6]
 
-A field of simulated entries of known strength (Elo ``0, spacing, 2·spacing, …``): a
-match between two of them is a coin weighted by the rating model's expected score
-(cheap: no game is played). Two ways to spend matches, each in batches of ``--batch``:
+A field of entries of known strength. ``--field simulated`` (the default): Elo ``0,
+spacing, 2·spacing, …``, a match between two of them a coin weighted by the rating
+model's expected score (cheap: no game is played). ``--field rulebots``: rulebot with
+``--noises`` (the probability of a random legal action at each decision: the more, the
+weaker), real games refereed by the arena with the bots in-process, drawn from a bank of
+``--per-seating`` matches per pair and seating played first (``bench/_rulebot_field.py``;
+``--bank`` keeps it for the next run). Two ways to spend matches, each in batches of ``--batch``:
 
 * **ladder**: :func:`arena.ladder.matchmaking.plan_pairs` on the ratings after each
   batch, as ``mus ladder run`` does (the ratings of the league's model; the run takes
@@ -22,10 +28,13 @@ a line per way and a JSON line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
+import os
 import random
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -37,40 +46,57 @@ sys.path.insert(0, str(HERE.parent))
 
 from _machine import machine  # noqa: E402
 
-from arena.ladder.matchmaking import Estimate, meetings, plan_pairs, round_robin_pairs  # noqa: E402
+from arena.ladder.matchmaking import Estimate, plan_pairs, round_robin_pairs  # noqa: E402
 from arena.league.standings import PRIOR_MATCHES, SCALE  # noqa: E402
 
-Planner = Callable[[dict[str, float], list[str], list[dict[str, Any]], int], list[tuple[str, str]]]
+
+class Tally:
+    """The matches of a trial so far, counted as they come (a trial of thousands of
+    matches would otherwise count them all again at each of its hundreds of rankings)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.index = {n: i for i, n in enumerate(names)}
+        self.wins = [[0.0] * len(names) for _ in names]
+        """``wins[a][b]``: the matches ``a`` won against ``b``."""
+        self.played: Counter[str] = Counter()
+        self.met: dict[tuple[str, str], int] = {}
+        """As :func:`arena.ladder.matchmaking.meetings` counts them."""
+        self.count = 0
+
+    def add(self, team0: str, team1: str, winner_team: int) -> None:
+        a, b = self.index[team0], self.index[team1]
+        if winner_team == 0:
+            self.wins[a][b] += 1
+        else:
+            self.wins[b][a] += 1
+        self.played.update((team0, team1))
+        key = (min(team0, team1), max(team0, team1))
+        self.met[key] = self.met.get(key, 0) + 1
+        self.count += 1
 
 
-def ladder_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
-                   batch: int) -> list[tuple[str, str]]:
+Planner = Callable[[dict[str, float], list[str], Tally, int], list[tuple[str, str]]]
+
+
+def ladder_planner(mode: dict[str, float], names: list[str], tally: Tally, batch: int) -> list[tuple[str, str]]:
     """What ``mus ladder run`` plans: :func:`plan_pairs` on the ratings and the matches so
     far (its estimates' intervals are not used by it, only by ``--narrow``)."""
-    played = Counter(x for r in results for x in (r["team0"], r["team1"]))
-    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, played[n]) for n in names}
-    return plan_pairs(field, batch, 1, meetings(results))
+    field = {n: Estimate(1500 + SCALE * mode[n], 0.0, 0.0, tally.played[n]) for n in names}
+    return plan_pairs(field, batch, 1, dict(tally.met))
 
 
-def round_robin_planner(mode: dict[str, float], names: list[str], results: list[dict[str, Any]],
-                        batch: int) -> list[tuple[str, str]]:
-    return round_robin_pairs(names, len(results), batch)
+def round_robin_planner(mode: dict[str, float], names: list[str], tally: Tally, batch: int) -> list[tuple[str, str]]:
+    return round_robin_pairs(names, tally.count, batch)
 
 
-def posterior_mode(names: list[str], results: list[dict[str, Any]], iterations: int = 50,
+def posterior_mode(names: list[str], tally: Tally, iterations: int = 50,
                    start: dict[str, float] | None = None) -> dict[str, float]:
     """The ratings of the standings' model (:mod:`arena.league.standings`: Bradley–Terry,
     each entry with PRIOR_MATCHES virtual draws against a 0-rated one), by Newton steps
     (from ``start``: the last ratings, a few steps away)."""
     k = len(names)
-    index = {n: i for i, n in enumerate(names)}
-    wins = [[0.0] * k for _ in range(k)]
-    for r in results:
-        a, b = index[r["team0"]], index[r["team1"]]
-        if r["winner_team"] == 0:
-            wins[a][b] += 1
-        else:
-            wins[b][a] += 1
+    index = tally.index
+    wins = tally.wins
     x = [start[n] for n in names] if start else [0.0] * k
     for _ in range(iterations):
         grad = [PRIOR_MATCHES * (0.5 - sig(v)) for v in x]
@@ -111,23 +137,44 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
     return x
 
 
+Outcome = Callable[[str, str, random.Random], int]
+"""The winning team of a match between ``team0`` and ``team1``."""
+
+
+def coin(truth: dict[str, float]) -> Outcome:
+    """A simulated match: a coin weighted by the rating model's expected score."""
+    def outcome(t0: str, t1: str, rng: random.Random) -> int:
+        p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
+        return 0 if rng.random() < p else 1
+    return outcome
+
+
+def from_bank(games: dict[str, list[int]]) -> Outcome:
+    """A real match of that seating, drawn from the bank (with replacement)."""
+    def outcome(t0: str, t1: str, rng: random.Random) -> int:
+        return rng.choice(games[f"{t0}|{t1}"])
+    return outcome
+
+
 def trial(truth: dict[str, float], planner: Planner, batch: int, checkpoints: int,
-          rng: random.Random) -> list[bool]:
-    """One simulated ladder: whether the ranking is right after each batch."""
+          rng: random.Random, play: Outcome | None = None) -> list[bool]:
+    """One ladder (its matches played by ``play``, by default :func:`coin`): whether the
+    ranking is right after each batch."""
+    play = play or coin(truth)
     names = sorted(truth)
     right_order = sorted(names, key=lambda n: -truth[n])
-    results: list[dict[str, Any]] = []
-    mode = posterior_mode(names, results)
+    tally = Tally(names)
+    mode = posterior_mode(names, tally)
     right = []
     met: Counter[tuple[str, str]] = Counter()
     for _ in range(checkpoints):
-        for a, b in planner(mode, names, results, batch):
+        for a, b in planner(mode, names, tally, batch):
             t0, t1 = (a, b) if met[(a, b)] % 2 == 0 else (b, a)
             met[(a, b)] += 1
-            p = 1.0 / (1.0 + math.exp(-(truth[t0] - truth[t1]) / SCALE))
-            results.append({"match_id": f"m{len(results):06d}", "team0": t0, "team1": t1,
-                            "winner_team": 0 if rng.random() < p else 1, "deal": len(results)})
-        mode = posterior_mode(names, results, start=mode)
+            winner = play(t0, t1, rng)
+            if winner in (0, 1):  # a match without a winner (none in the bank so far) is not rated
+                tally.add(t0, t1, winner)
+        mode = posterior_mode(names, tally, start=mode)
         right.append(sorted(names, key=lambda n: -mode[n]) == right_order)
     return right
 
@@ -150,14 +197,24 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=8, help="matches between two rankings")
     ap.add_argument("--max-matches", type=int, default=2400)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--field", choices=("simulated", "rulebots"), default="simulated")
+    ap.add_argument("--noises", type=float, nargs="+", default=None, help="rulebots: each entry's noise")
+    ap.add_argument("--per-seating", type=int, default=200, help="rulebots: bank matches per pair and seating")
+    ap.add_argument("--bank", type=Path, default=None, help="rulebots: read the bank here if it matches, else write it")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="rulebots: processes playing the bank")
     args = ap.parse_args()
     print("machine:", json.dumps(machine()))
-    truth = {f"e{i:02d}": i * args.spacing for i in range(args.entries)}
+    play: Outcome | None = None
+    extra: dict[str, Any] = {}
+    if args.field == "rulebots":
+        truth, play, extra = rulebot_field(args)
+    else:
+        truth = {f"e{i:02d}": i * args.spacing for i in range(args.entries)}
     checkpoints = args.max_matches // args.batch
     figures: dict[str, Any] = {}
     for way, planner in (("ladder", ladder_planner), ("round_robin", round_robin_planner)):
         rng = random.Random(args.seed)
-        rights = [trial(truth, planner, args.batch, checkpoints, rng) for _ in range(args.trials)]
+        rights = [trial(truth, planner, args.batch, checkpoints, rng, play) for _ in range(args.trials)]
         n95 = matches_to_95(rights, args.batch)
         final = sum(r[-1] for r in rights) / args.trials
         figures[way] = {"matches_to_95": n95, "right_at_end": final}
@@ -166,8 +223,33 @@ def main() -> None:
     lad, rr = figures["ladder"]["matches_to_95"], figures["round_robin"]["matches_to_95"]
     ratio = rr / lad if lad and rr else None
     print(f"round robin / ladder: {ratio:.2f}x" if ratio else "ratio: not reached within --max-matches")
-    print(json.dumps({"bench": "ladder", "entries": args.entries, "spacing": args.spacing, "trials": args.trials,
-                      "batch": args.batch, "seed": args.seed, "figures": figures, "ratio": ratio}))
+    print(json.dumps({"bench": "ladder", "field": args.field, "entries": len(truth), "spacing": args.spacing,
+                      "trials": args.trials, "batch": args.batch, "seed": args.seed, **extra, "figures": figures,
+                      "ratio": ratio}))
+
+
+def rulebot_field(args: argparse.Namespace) -> tuple[dict[str, float], Outcome, dict[str, Any]]:
+    """The rulebots' field: its known order (less noise first), its bank's matches, and
+    what to report of the bank (its neighbours' win rates, as Elo)."""
+    import _rulebot_field as field
+
+    noises = tuple(sorted(args.noises if args.noises is not None else field.NOISES))
+    rules = {"target_points": 30, "games_to_win": 1}
+    started = time.perf_counter()
+    bank = field.load_or_play(args.bank, noises, args.per_seating, args.seed, args.jobs, rules)
+    print(f"bank: {args.per_seating} matches per pair and seating, {len(noises)} entries, rules {rules} "
+          f"({time.perf_counter() - started:.0f} s)")
+    rates = field.win_rates(bank)
+    neighbours = {}
+    for a, b in itertools.pairwise(noises):
+        key = (field.name(a), field.name(b))
+        p = min(max(rates[key], 1e-3), 1 - 1e-3)
+        elo = round(SCALE * math.log(p / (1 - p)))
+        neighbours[f"{key[0]}>{key[1]}"] = {"wins": round(rates[key], 3), "elo": elo}
+        print(f"  {key[0]} beats {key[1]} in {rates[key]:.1%} of the bank's matches ({elo:+d} Elo)")
+    truth = {field.name(n): -n for n in noises}  # only the order counts: less noise ranks first
+    return truth, from_bank(bank["games"]), {"noises": list(noises), "per_seating": args.per_seating,
+                                             "neighbours": neighbours}
 
 
 if __name__ == "__main__":

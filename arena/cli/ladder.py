@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import threading
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from arena.cli.common import (
     EXIT_FAILURE,
@@ -23,6 +25,7 @@ from arena.cli.common import (
     sigterm_interrupts,
     standings_table,
 )
+from arena.cli.league import cluster_address, ray_without_address
 from arena.cli.report import open_in_browser
 from arena.ladder.folder import Ladder, add_version, create_ladder, open_ladder
 from arena.ladder.runner import DEFAULT_NARROW, Limits, run_ladder
@@ -36,7 +39,7 @@ from arena.ladder.views import (
     version_rows,
     write_ladder_report,
 )
-from arena.league.config import LeagueConfigError
+from arena.league.config import LeagueConfigError, check_cluster_address
 from arena.remote.process import stop_all_bots
 from arena.report import Report
 
@@ -137,13 +140,23 @@ def parse_until(text: str, now: float | None = None) -> float:
                          "time (2026-12-05T07:30)") from None
 
 
-@app.command("run")
+class RunCommand(TyperCommand):
+    """``mus ladder run``, whose ``--ray`` takes an optional address (as ``mus league``'s):
+    before the ladder's folder, the folder is not taken for it."""
+
+    # ctx: typer's vendored click Context, which typer does not export under a public name.
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, ray_without_address(args, os.path.isdir))
+
+
+@app.command("run", cls=RunCommand)
 def run(
     path: LadderDir,
     matches: Annotated[int | None, typer.Option("--matches", "-n", min=1, help="Play this many matches (rounded up to whole duplicate pairs).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Start no match after this: 8h, 07:30 (the next), or 2026-12-05T07:30.")] = None,
     narrow: Annotated[float | None, typer.Option("--narrow", min=1.0, help=f"Stop once every active version's 95%% interval is at most this wide (Elo). Without any limit: {DEFAULT_NARROW:.0f}.")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel (default: the settings' jobs).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches in parallel, each refereed in a worker process of its own when more than one (default: the settings' jobs, else the CPUs this process may use). With --ray: the most matches in flight (default: what the cluster holds).")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches on a Ray cluster, as mus league --ray. ADDRESS (optional): local, auto, host:port or ray://host:port; without one, $RAY_ADDRESS, else local. Needs pip install 'mus-arena[ray]'. See docs/cluster.md.")] = None,
 ) -> None:
     """Play matches chosen by matchmaking until a limit; each result is saved as it ends.
 
@@ -156,10 +169,25 @@ def run(
         deadline = parse_until(until) if until is not None else None
     except ValueError as exc:
         fail(f"--until: {exc}")
+    address = None
+    if ray is not None:
+        address = cluster_address(ray, None)
+        try:
+            check_cluster_address(address)
+        except ValueError as exc:
+            fail(f"--ray: {exc}" if ray else f"--ray (from $RAY_ADDRESS): {exc}")
+        from arena.league.cluster import RAY_MISSING, ray_available
+
+        if not ray_available():
+            fail(RAY_MISSING)
     with opened(path) as ladder:
         protections = require_sandbox(ladder.config.sandbox)
         typer.echo(f"ladder {ladder.config.name}: {len(ladder.store.active())} active versions; "
                    f"{protections_text(protections)}", err=True)
+        if address is not None and ladder.config.sandbox != "strict":
+            # Ray's ports are unauthenticated: a bot with the network can reach other tasks' seeds.
+            typer.echo("warning: on a cluster the default sandbox lets a bot reach Ray's ports, and through them other "
+                       "matches' seeds; run a ladder under the strict sandbox (docs/cluster.md)", err=True)
     stop = threading.Event()
 
     def shown(rec: dict[str, Any], seq: int) -> None:
@@ -168,7 +196,8 @@ def run(
 
     try:
         with sigterm_interrupts():
-            done = run_ladder(path, Limits(matches, deadline, narrow), jobs=jobs, stop=stop, on_match=shown)
+            done = run_ladder(path, Limits(matches, deadline, narrow), jobs=jobs, stop=stop, on_match=shown,
+                              ray=address)
     except LadderError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

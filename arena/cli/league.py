@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,11 +41,11 @@ from arena.remote.process import stop_all_bots
 from arena.runtime import command_line
 
 
-def ray_without_address(args: Sequence[str]) -> list[str]:
+def ray_without_address(args: Sequence[str], operand: Callable[[str], bool] = os.path.isfile) -> list[str]:
     """``args`` with an empty address given to each ``--ray`` that has none (typer has no
     option whose value is optional): ``--ray`` last, or before another option, or before
-    an existing file (the league file: ``mus league --ray league.toml``). A word that is
-    neither stays its address, and a bad one is refused as such."""
+    an ``operand`` (an existing file: the league file, ``mus league --ray league.toml``).
+    A word that is neither stays its address, and a bad one is refused as such."""
     out = list(args)
     i = 0
     while i < len(out):
@@ -53,7 +53,7 @@ def ray_without_address(args: Sequence[str]) -> list[str]:
             break
         if out[i] == "--ray":
             nxt = out[i + 1] if i + 1 < len(out) else None
-            if nxt is None or nxt.startswith("-") or os.path.isfile(nxt):
+            if nxt is None or nxt.startswith("-") or operand(nxt):
                 out.insert(i + 1, "")
             i += 1
         i += 1

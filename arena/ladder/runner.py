@@ -2,10 +2,14 @@
 
 A batch: the standings of the active versions (the league's rating model), the pairs
 matchmaking chooses from them (:mod:`arena.ladder.matchmaking`), those matches
-**planned** in the database (ids, teams and seeds) before any is played, then played on
-``jobs`` worker threads (the league's executor and process pools, under the ladder's
-sandbox), each result saved in its own transaction as it ends, and at the end the
-ratings of every active version saved as the batch's snapshot.
+**planned** in the database (ids, teams and seeds) before any is played, then played as
+a league's (:mod:`arena.ladder.executors`: ``jobs`` referee worker processes, or a Ray
+cluster, under the ladder's sandbox), each result saved in its own transaction as it
+ends, and at the end the ratings of every active version saved as the batch's snapshot.
+
+The same secret gives the same matches, seeds and results whatever ``jobs``: a batch's
+size depends on the field, not on ``jobs``, and the ratings are computed from the
+results in match order, not in the order they ended.
 
 A run killed at any moment loses the matches in flight only: the next run plays every
 planned match not yet saved first, with its seed (the same deals; its hand log is
@@ -28,17 +32,19 @@ from typing import Any
 
 import structlog
 
+from arena.ladder.executors import BOT_LOGS, LadderExecutors, ray_cluster
 from arena.ladder.folder import Ladder, open_ladder, tree_digest
 from arena.ladder.matchmaking import estimates, meetings, narrow_enough, plan_pairs
 from arena.ladder.settings import for_match, granted
 from arena.ladder.store import LadderError, Version
-from arena.league.executor import LocalExecutor
+from arena.league.cores import league_jobs
+from arena.league.executor import ClusterFault, MatchExecutor
 from arena.league.folder import folder_lock
-from arena.league.pool import MAX_MATCHES, ProcessPool
-from arena.league.runmatch import MatchOutcome, Seating, run_match
+from arena.league.loop import play_scheduled
+from arena.league.pool import ProcessPool
+from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch, derive_seed
 from arena.league.standings import Standings, compute_standings
-from arena.referee.match import MatchConfig
 from arena.remote import sandbox
 from arena.remote.manifest import BotSpec, ManifestError, load_spec
 
@@ -59,6 +65,18 @@ class Limits:
 
 DEFAULT_NARROW = 200.0
 """The interval width a run without limits stops at."""
+
+MIN_BATCH_UNITS = 4
+"""The fewest units a batch plans."""
+
+
+def batch_units(active: int) -> int:
+    """Units a batch plans for ``active`` versions: at least :data:`MIN_BATCH_UNITS`, and
+    half the field, so that the standings computed after each batch (which cost about the
+    cube of the field) stay a small part of a large field's batch. Not ``jobs``: the same
+    ladder must play the same matches whatever ``--jobs`` (a ``--jobs`` above twice this
+    leaves workers idle at the end of each batch)."""
+    return max(MIN_BATCH_UNITS, -(-active // 2))
 
 
 @dataclass
@@ -105,10 +123,14 @@ def check_snapshots(ladder: Ladder, versions: list[Version]) -> None:
 
 
 def run_ladder(path: Path, limits: Limits, *, jobs: int | None = None, stop: threading.Event | None = None,
-               on_match: Callable[[dict[str, Any], int], None] | None = None) -> LadderRun:
+               on_match: Callable[[dict[str, Any], int], None] | None = None, ray: str | None = None) -> LadderRun:
     """Run the ladder in ``path`` until ``limits`` (or ``stop``): see the module.
 
-    ``on_match(record, seq)`` after each saved match (in this thread).
+    ``jobs``: matches at once (default: the settings' ``jobs``, else one per CPU, as a
+    league's: :func:`arena.league.cores.league_jobs`); with ``ray`` (a cluster's address,
+    as ``mus league --ray``) the matches are Ray tasks and ``jobs`` caps those in flight
+    (default: as many as the cluster holds). ``on_match(record, seq)`` after each saved
+    match (in this thread).
 
     Raises:
         LadderError: not a ladder, another run holds it, a tampered row or snapshot,
@@ -123,9 +145,15 @@ def run_ladder(path: Path, limits: Limits, *, jobs: int | None = None, stop: thr
             if bad:
                 raise LadderError(f"{path}: {len(bad)} match row(s) fail their check (first: {bad[0].match_id}: "
                                   f"{bad[0].problem}); see mus ladder verify. Nothing was played")
-            check_snapshots(ladder, ladder.store.active())
-            # Threads of this process: they do not scale like the league's referee workers, so one by default.
-            return _Loop(ladder, limits, jobs or ladder.config.jobs or 1, stop or threading.Event(), on_match).run()
+            active = ladder.store.active()
+            check_snapshots(ladder, active)
+            if ray is None:
+                return _Loop(ladder, limits, league_jobs(jobs or ladder.config.jobs), stop, on_match).run()
+            loop = _Loop(ladder, limits, jobs or 0, stop, on_match)
+            loop.load_specs(active)
+            with ray_cluster(ladder, ray, loop.specs) as cluster:
+                loop.executors.cluster = cluster
+                return loop.run()
         finally:
             ladder.close()
 
@@ -133,9 +161,12 @@ def run_ladder(path: Path, limits: Limits, *, jobs: int | None = None, stop: thr
 class _Loop:
     """Plans, plays and records batches until a limit."""
 
-    def __init__(self, ladder: Ladder, limits: Limits, jobs: int, stop: threading.Event,
+    def __init__(self, ladder: Ladder, limits: Limits, jobs: int, stop: threading.Event | None,
                  on_match: Callable[[dict[str, Any], int], None] | None) -> None:
-        self.ladder, self.limits, self.jobs, self.stop, self.on_match = ladder, limits, jobs, stop, on_match
+        """``jobs``: matches at once (0: as many as a cluster holds)."""
+        self.ladder, self.limits, self.on_match = ladder, limits, on_match
+        self.executors = LadderExecutors(ladder, jobs, self.play)
+        self.stop = stop or threading.Event()
         self.out = LadderRun()
         self.specs: dict[str, BotSpec] = {}
         self.per_unit = 2 if ladder.config.duplicate else 1
@@ -143,7 +174,7 @@ class _Loop:
         if limits.matches is None and limits.until is None and limits.narrow is None:
             self.limits = Limits(narrow=DEFAULT_NARROW)
 
-    def _load_specs(self, versions: list[Version]) -> None:
+    def load_specs(self, versions: list[Version]) -> None:
         """The bots of ``versions`` (read here, on the thread that owns the database)."""
         for v in versions:
             if v.id not in self.specs:
@@ -153,29 +184,21 @@ class _Loop:
                     raise LadderError(f"{v.id}: its snapshot's manifest cannot be read: {exc}") from None
 
     def play(self, pool: ProcessPool | None, m: ScheduledMatch) -> MatchOutcome:
-        """Play one match (on a worker thread, with its process pool)."""
-        cfg = for_match(self.ladder.config, {m.team0: self.specs[m.team0], m.team1: self.specs[m.team1]})
-        specs, names = cfg.seats(m.team0, m.team1)
-        mc = MatchConfig(rules=cfg.rules, seed=m.seed, match_id=m.match_id, decision_ms=cfg.decision_ms,
-                         time_bank_ms=cfg.time_bank_ms, max_faults=cfg.max_faults)
-        return run_match(specs, Seating(names), mc, self.ladder.path / "logs", bot_log_dir=self.ladder.path / "botlogs",
-                         runtime=cfg.runtime, sandbox=cfg.sandbox, pool=pool)
-
-    def _make_pool(self) -> ProcessPool | None:
-        if self.ladder.config.fresh_processes:
-            return None
-        return ProcessPool(self.ladder.path / "botlogs", sandbox=self.ladder.config.sandbox, max_matches=MAX_MATCHES)
+        """Play one match on a thread of this process (``jobs`` 1), with its process pool:
+        as a referee worker process does (:func:`arena.league.loop.play_scheduled`)."""
+        config = for_match(self.ladder.config, {m.team0: self.specs[m.team0], m.team1: self.specs[m.team1]})
+        return play_scheduled(config, self.ladder.path, pool, m, self.ladder.path / BOT_LOGS)
 
     def run(self) -> LadderRun:
         """Batches until a limit is reached; the run's summary."""
-        executor = LocalExecutor(max(1, self.jobs), self.play, self._make_pool)
         try:
             while not self.out.stopped:
                 batch = self._next_batch()
                 if batch is None:
                     break
                 before = (self.out.played, len(self.out.failed))
-                self._play_batch(batch, executor)
+                # Every version loaded (a superset of the batch's): the workers need not change next batch.
+                self._play_batch(batch, self.executors.for_batch(dict(self.specs), len(batch)))
                 if self.out.played == before[0] and len(self.out.failed) > before[1]:
                     self.out.stopped = "failed"  # a batch of defects: trying more would repeat them
                 self._snapshot()
@@ -183,7 +206,7 @@ class _Loop:
             self.stop.set()
             raise
         finally:
-            executor.close()
+            self.executors.close()
         return self.out
 
     def _reason_to_stop(self, field_: dict[str, Any] | None) -> str:
@@ -202,7 +225,7 @@ class _Loop:
         """The planned matches left by an earlier run, else a new batch; None: stop."""
         store = self.ladder.store
         versions = store.active()
-        self._load_specs(versions)
+        self.load_specs(versions)
         active = {v.id for v in versions}
         failed = {match_id for match_id, _ in self.out.failed}
         pending = [p for p in store.pending() if p["match_id"] not in failed]  # failed ones: the next run
@@ -216,13 +239,13 @@ class _Loop:
         if len(active) < 2:
             self.out.stopped = self._reason_to_stop(None) or "entries"
             return None
-        results, _ = self.ladder.results()
+        results = self._results()
         names = sorted(active)
         field_ = estimates(self._standings(names, results), names)
         self.out.stopped = self._reason_to_stop(field_)
         if self.out.stopped:
             return None
-        units = max(2 * self.jobs, 4)
+        units = batch_units(len(active))
         if self.limits.matches is not None:
             units = min(units, -(-(self.limits.matches - self.out.played) // self.per_unit))
         among = [r for r in results if r["team0"] in active and r["team1"] in active]
@@ -251,7 +274,7 @@ class _Loop:
         return [ScheduledMatch(m["match_id"], m["team0"], m["team1"], m["seed"], m["deal"])
                 for unit_ in planned for m in unit_]
 
-    def _play_batch(self, batch: list[ScheduledMatch], executor: LocalExecutor) -> None:
+    def _play_batch(self, batch: list[ScheduledMatch], executor: MatchExecutor) -> None:
         to_play = list(batch)
         running: dict[Future[Any], ScheduledMatch] = {}
         try:
@@ -260,10 +283,18 @@ class _Loop:
                     m = to_play.pop(0)
                     running[executor.submit(m)] = m
                 if not running:
-                    break
+                    if self._must_stop() or not to_play:
+                        break
+                    time.sleep(0.5)  # no room and nothing running: a cluster without nodes yet; wait for one
+                    continue
                 finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    self._finished(running.pop(fut), fut, executor)
+                    m = running.pop(fut)
+                    if not fut.cancelled():  # a cancelled match never started: it stays planned
+                        self._finished(m, fut, executor)
+                if self._must_stop():
+                    for fut in running:
+                        fut.cancel()  # those an executor holds queued: a stop starts no new match
         except KeyboardInterrupt:
             for fut in running:
                 fut.cancel()
@@ -272,9 +303,13 @@ class _Loop:
     def _must_stop(self) -> bool:
         return self.stop.is_set() or (self.limits.until is not None and time.time() >= self.limits.until)
 
-    def _finished(self, m: ScheduledMatch, fut: Future[Any], executor: LocalExecutor) -> None:
+    def _finished(self, m: ScheduledMatch, fut: Future[Any], executor: MatchExecutor) -> None:
         try:
             outcome = executor.outcome(m, fut)
+        except ClusterFault as exc:  # the cluster's or the referee workers' fault, not the bots'
+            self.stop.set()
+            raise LadderError(f"{exc}. The matches saved before are kept; {exc.fix} and run again (the matches "
+                              "planned are played first)") from None
         except OSError as exc:
             self.stop.set()
             raise LadderError(f"writing the log of {m.match_id} failed: {exc.strerror or exc}; the matches saved "
@@ -297,6 +332,13 @@ class _Loop:
             if self.on_match is not None:
                 self.on_match(rec, seq)
 
+    def _results(self) -> list[dict[str, Any]]:
+        """The saved results in match order (the ids follow the plan), not in the order
+        they ended: the ratings, and so the next pairings, do not depend on which job
+        finished first."""
+        results, _ = self.ladder.results()
+        return sorted(results, key=lambda r: str(r["match_id"]))
+
     def _standings(self, names: list[str], results: list[dict[str, Any]]) -> Standings:
         """The standings of ``names`` (the last ones again when neither the field nor the
         results changed: the snapshot's are the next batch's, and they cost seconds for a
@@ -311,7 +353,7 @@ class _Loop:
         names = sorted(v.id for v in self.ladder.store.active())
         if not names:
             return
-        results, _ = self.ladder.results()
+        results = self._results()
         st = self._standings(names, results)
         self.ladder.store.snapshot(len(results), [(e.name, e.rating, e.rating_low, e.rating_high, e.matches)
                                                   for e in st.entries])

@@ -5,7 +5,7 @@ The same keys as a league file (docs/league.md) and the same parser
 file, line and field): ``[rules]``, ``[time]``, ``[sandbox]``, ``duplicate``, ``jobs``,
 ``fresh_processes``, ``name``, ``[limits]``. What a ladder decides itself is refused: ``[[entry]]``
 (entries are added with ``mus ladder add``), ``matches_per_pairing`` (matchmaking
-chooses the pairings), ``[cluster]`` (not yet for ladders), ``[standings]`` (an anchor
+chooses the pairings), ``[cluster]`` (``mus ladder run --ray`` instead), ``[standings]`` (an anchor
 names an entry; a ladder's versions come and go). Two differences:
 
 * the sandbox is **strict** unless the file says ``[sandbox] mode = "default"``: a
@@ -28,7 +28,7 @@ from arena.remote.manifest import BotManifest, BotSpec
 REFUSED = {
     "entry": "a ladder file has no [[entry]]: add entries with mus ladder add",
     "matches_per_pairing": "a ladder has no fixed pairings: matchmaking chooses them (mus ladder run)",
-    "cluster": "a ladder runs on this machine (--jobs); [cluster] is for leagues",
+    "cluster": "[cluster] is for league files: a ladder plays on a Ray cluster with mus ladder run --ray ADDRESS",
     "standings": "a ladder's ratings are not anchored ([standings] anchor is for leagues): its versions come and "
                  "go, and its ratings are centred on 1500",
 }
@@ -100,7 +100,7 @@ def for_match(config: LeagueConfig, specs: dict[str, BotSpec]) -> LeagueConfig:
 DEFAULT_SETTINGS = """\
 # A ladder's settings: the keys of a league file (docs/league.md), without entries.
 duplicate = true
-jobs = 1
+# jobs = 2: matches at once (without it, or mus ladder run --jobs: one per CPU the arena may use)
 
 [rules]
 target_points = 30

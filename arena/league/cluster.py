@@ -144,6 +144,20 @@ class RayCluster:
         self.refs = {b.digest: ray.put(b.data) for b in bundles.values()}
         self.cpus_per_match = settings.cpus_per_match(config.rules.players)
 
+    def add_entries(self, config: LeagueConfig) -> None:
+        """Play ``config``'s entries from now on: the bots of entries not yet packed are
+        packed and stored in the cluster (a ladder's versions added while it runs).
+
+        Raises:
+            LeagueError: a bot at an address, or a folder too large to ship.
+        """
+        new = _pack(config, self.settings, self.bundles)
+        for b in new.values():
+            if b.digest not in self.refs:
+                self.refs[b.digest] = self.ray.put(b.data)
+        self.bundles = {**self.bundles, **new}
+        self.config = config
+
     def nodes(self) -> list[dict[str, Any]]:
         """The nodes alive with CPUs."""
         return [n for n in self.ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
@@ -180,6 +194,27 @@ class RayCluster:
         return lambda: RayExecutor(self, out_dir, jobs, reuse, max_process_matches)
 
 
+def _pack(config: LeagueConfig, settings: ClusterConfig, packed: dict[str, bundle.BotBundle]) -> dict[str, bundle.BotBundle]:
+    """The packed folder of every bot entry of ``config`` not in ``packed`` (by name).
+
+    Raises:
+        LeagueError: a bot at an address, or a folder too large to ship.
+    """
+    bundles: dict[str, bundle.BotBundle] = {}
+    for entry in config.entries:
+        if entry.spec is None or entry.name in packed:
+            continue  # a pair: its members are entries of their own
+        if not isinstance(entry.spec, BotManifest):
+            raise LeagueError(f"entry {entry.name}: a bot at an address ({entry.spec.target}) cannot play on a "
+                              "cluster, whose workers would have to reach it; give a bot folder, or run the "
+                              "league without --ray")
+        try:
+            bundles[entry.name] = bundle.pack(entry.spec, settings.max_bot_mb * bundle.MIB, entry.name)
+        except bundle.BundleError as exc:
+            raise LeagueError(str(exc)) from None
+    return bundles
+
+
 @contextlib.contextmanager
 def open_cluster(config: LeagueConfig) -> Iterator[RayCluster]:
     """Pack the league's bots and connect to its cluster (``config.cluster``), before
@@ -192,18 +227,7 @@ def open_cluster(config: LeagueConfig) -> Iterator[RayCluster]:
     """
     settings = config.cluster
     assert settings is not None
-    bundles: dict[str, bundle.BotBundle] = {}
-    for entry in config.entries:
-        if entry.spec is None:
-            continue  # a pair: its members are entries of their own
-        if not isinstance(entry.spec, BotManifest):
-            raise LeagueError(f"entry {entry.name}: a bot at an address ({entry.spec.target}) cannot play on a "
-                              "cluster, whose workers would have to reach it; give a bot folder, or run the "
-                              "league without --ray")
-        try:
-            bundles[entry.name] = bundle.pack(entry.spec, settings.max_bot_mb * bundle.MIB, entry.name)
-        except bundle.BundleError as exc:
-            raise LeagueError(str(exc)) from None
+    bundles = _pack(config, settings, {})
     ray = import_ray()
     ours = not ray.is_initialized()
     if not ours:
@@ -234,8 +258,10 @@ class RayExecutor:
     driver's folder when the match comes back."""
 
     def __init__(self, cluster: RayCluster, out_dir: Path, jobs: int | None, reuse: bool,
-                 max_process_matches: int) -> None:
+                 max_process_matches: int, bots_dir: Path | None = None) -> None:
         self.cluster, self.out_dir, self.jobs = cluster, out_dir, jobs
+        self.bots_dir = bots_dir or out_dir / "bots"
+        """Where the bots' output lands (a ladder's is ``botlogs/``)."""
         self.reuse, self.max_process_matches = reuse, max_process_matches
         settings = cluster.settings
         options: dict[str, Any] = {"num_cpus": cluster.cpus_per_match, "max_retries": settings.max_retries,
@@ -331,7 +357,7 @@ class RayExecutor:
             raise ClusterFault(
                 f"match {m.match_id} was lost by the cluster {self.cluster.settings.max_retries + 1} times "
                 f"({type(exc).__name__}: {first})") from None
-        bots = self.out_dir / "bots"
+        bots = self.bots_dir
         log_path = self.out_dir / "logs" / f"{m.match_id}.jsonl"
         swap = _PathSwap(res.bots_dir, str(bots))
         tmp = log_path.with_name(f".{log_path.name}.tmp")

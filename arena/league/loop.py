@@ -35,15 +35,16 @@ log = structlog.get_logger()
 
 
 def play_scheduled(config: LeagueConfig, out_dir: Path, proc_pool: ProcessPool | None,
-                   m: ScheduledMatch) -> MatchOutcome:
+                   m: ScheduledMatch, bots_dir: Path | None = None) -> MatchOutcome:
     """Play match ``m`` of the league in ``out_dir`` with ``proc_pool``'s processes, its
-    hand log in ``logs/``: the same on a worker thread and in a referee worker process."""
+    hand log in ``logs/`` and its bots' output in ``bots_dir`` (by default ``bots/``): the
+    same on a worker thread and in a referee worker process."""
     specs, names = config.seats(m.team0, m.team1)  # as many seats as the rules' table
     mc = MatchConfig(
         rules=config.rules, seed=m.seed, match_id=m.match_id, decision_ms=config.decision_ms,
         time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
     )
-    return run_match(specs, Seating(names), mc, out_dir / "logs", bot_log_dir=out_dir / "bots",
+    return run_match(specs, Seating(names), mc, out_dir / "logs", bot_log_dir=bots_dir or out_dir / "bots",
                      runtime=config.runtime, sandbox=config.sandbox, pool=proc_pool)
 
 

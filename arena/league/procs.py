@@ -79,19 +79,24 @@ class WorkerSetup:
     out_dir: Path
     reuse: bool
     max_process_matches: int
-    entry_seeds: dict[str, frozenset[int]]
+    entry_seeds: dict[str, frozenset[int]] | None
     """Per entry, the deals (seeds) it has left to play: a pooled process that has played
-    all of them is stopped (the thread pools' ``useful``)."""
+    all of them is stopped (the thread pools' ``useful``). None: the matches are not
+    known ahead (a ladder's), and a pooled process is kept up to its ``max_matches``."""
     logging: tuple[LogFormat, int] | None
     jobs: int
     """The league's workers: a referee polls only if the machine has CPUs to spare."""
+    bots_dir: Path | None = None
+    """Where the bots' stdout and stderr go; None: ``out_dir/bots`` (a league's)."""
 
 
 def worker_setup(config: LeagueConfig, out_dir: Path, reuse: bool, max_process_matches: int,
-                 entry_seeds: dict[str, set[int]], jobs: int) -> WorkerSetup:
-    """The setup of a league's workers: nothing of its secret (not even a seed the user gave)."""
-    return WorkerSetup(replace(config, seed=None, cluster=None), out_dir, reuse, max_process_matches,
-                       {entry: frozenset(seeds) for entry, seeds in entry_seeds.items()}, current_logging(), jobs)
+                 entry_seeds: dict[str, set[int]] | None, jobs: int, *, bots_dir: Path | None = None) -> WorkerSetup:
+    """The setup of a league's (or a ladder's) workers: nothing of its secret (not even a
+    seed the user gave)."""
+    seeds = None if entry_seeds is None else {entry: frozenset(s) for entry, s in entry_seeds.items()}
+    return WorkerSetup(replace(config, seed=None, cluster=None), out_dir, reuse, max_process_matches, seeds,
+                       current_logging(), jobs, bots_dir)
 
 
 # --- in the worker process --------------------------------------------------------------------
@@ -149,11 +154,12 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     from arena.league.loop import play_scheduled
 
     seeds = setup.entry_seeds
+    bots_dir = setup.bots_dir or setup.out_dir / "bots"
 
     def useful(key: tuple[str, str, str], played: frozenset[int]) -> bool:
-        return not seeds.get(key[0], frozenset()) <= played
+        return seeds is None or not seeds.get(key[0], frozenset()) <= played
 
-    pool = (ProcessPool(setup.out_dir / "bots", sandbox=setup.config.sandbox,
+    pool = (ProcessPool(bots_dir, sandbox=setup.config.sandbox,
                         max_matches=setup.max_process_matches, useful=useful) if setup.reuse else None)
     try:
         while True:
@@ -164,7 +170,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
             if m is None:
                 break
             try:
-                reply: tuple[str, Any] = ("ok", play_scheduled(setup.config, setup.out_dir, pool, m))
+                reply: tuple[str, Any] = ("ok", play_scheduled(setup.config, setup.out_dir, pool, m, bots_dir))
             except Exception as exc:  # handed to the league loop, as a thread's future would
                 reply = ("error", _portable(exc))
             conn.send(reply)

@@ -14,6 +14,7 @@ lacks, instead of forfeiting the bot's matches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -172,6 +173,16 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
     # A ceiling of the league file's: the workers must apply it, not the manifest they unpack.
     config = load_league(league_file(tmp, extra="[limits]\nmemory_mb = 6000"))
     sent: list[bytes] = []
+    statuses: list[ClusterStatus] = []
+    out = tmp / "out"
+    with spying(sent):
+        run = run_league(on_cluster(config, ray_cluster.address), out, on_cluster=statuses.append)
+    return config, out, run, sent, statuses
+
+
+@contextlib.contextmanager
+def spying(sent: list[bytes]) -> Iterator[None]:
+    """Every task a RayExecutor sends, pickled (as Ray ships it), appended to ``sent``."""
     made = cluster_mod.RayExecutor.__init__
 
     def recording(self: cluster_mod.RayExecutor, *args: Any, **kwargs: Any) -> None:
@@ -185,12 +196,9 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
 
         self.remote = Spy()
 
-    statuses: list[ClusterStatus] = []
-    out = tmp / "out"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cluster_mod.RayExecutor, "__init__", recording)
-        run = run_league(on_cluster(config, ray_cluster.address), out, on_cluster=statuses.append)
-    return config, out, run, sent, statuses
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -374,3 +382,64 @@ def test_a_worker_node_killed_mid_match_loses_nothing(ray_cluster: HostedCluster
     for pid in killed[0]:
         assert not Path(f"/proc/{pid}").exists() or "Z" in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1][:3], \
             f"bot {pid} outlived its node"
+
+
+LADDER_SETTINGS = """
+duplicate = true
+{seed}
+[rules]
+target_points = 10
+games_to_win = 1
+[sandbox]
+mode = "default"
+"""
+
+
+def _ladder(folder: Path, seed: int | None = None) -> Path:
+    """A ladder of random and rulebot, nothing played (a drawn secret, or ``seed``)."""
+    from arena.ladder.folder import add_version, create_ladder
+
+    folder.mkdir()
+    settings = folder / "ladder.toml"
+    settings.write_text(LADDER_SETTINGS.format(seed="" if seed is None else f"seed = {seed}"), encoding="utf-8")
+    ladder = create_ladder(folder / "ladder", settings, "")
+    try:
+        for entry in ("random", "rulebot"):
+            add_version(ladder, entry, REPO / "bots" / entry)
+    finally:
+        ladder.close()
+    return folder / "ladder"
+
+
+def _ladder_records(ladder: Path) -> dict[str, Any]:
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{ladder / 'ladder.sqlite'}?mode=ro", uri=True)
+    try:
+        rows = {str(r[0]): untimed(json.loads(r[1])) for r in con.execute("SELECT match_id, record FROM matches")}
+    finally:
+        con.close()
+    # Bound to its own ladder (its id, the MAC) and to the order the matches came back in.
+    return {k: {f: v for f, v in rec.items() if f not in ("league", "mac", "seq")} for k, rec in rows.items()}
+
+
+def test_a_ladder_on_the_cluster_plays_as_on_this_machine(ray_cluster: HostedCluster, tmp_path: Path) -> None:
+    """``mus ladder run --ray`` (issue 33): the ladder's matches as Ray tasks give the hand
+    logs and results of the same ladder run locally; no task carries its secret."""
+    from arena.ladder.runner import Limits, run_ladder
+
+    on_ray = _ladder(tmp_path / "ray")
+    sent: list[bytes] = []
+    with spying(sent):
+        run = run_ladder(on_ray, Limits(matches=4), ray=ray_cluster.address)
+    assert run.played == 4 and len(sent) == 4 and not run.failed
+    secret = read_secret(on_ray)
+    assert not secret.given
+    for blob in sent:
+        assert secret.results_key not in blob and secret.results_key.hex().encode() not in blob
+        assert str(secret.seed).encode() not in blob and hex(secret.seed).encode() not in blob
+
+    local = _ladder(tmp_path / "local", seed=secret.seed)  # the same secret seed: the same matches and deals
+    assert run_ladder(local, Limits(matches=4), jobs=1).played == 4
+    assert _ladder_records(on_ray) == _ladder_records(local)
+    assert logs(on_ray) == logs(local)

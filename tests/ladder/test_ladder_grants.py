@@ -43,7 +43,7 @@ def test_the_settings_grants_and_ceilings_are_what_the_bot_runs_with(tmp_path: P
     ladder = open_ladder(ladder_dir)
     try:
         loop = _Loop(ladder, Limits(matches=1), 1, threading.Event(), None)
-        loop._load_specs(ladder.store.active())
+        loop.load_specs(ladder.store.active())
         spec = loop.specs["greedy.v1"]
         assert isinstance(spec, BotManifest)
         assert spec.inherit_env == ("HOME",)

@@ -1,6 +1,7 @@
-"""A real ``mus ladder run`` killed with SIGKILL in the middle of a batch, then run again:
-the matches saved before the kill are kept as they were, the matches planned and not
-saved are played with their seeds, and nothing is counted twice."""
+"""A real ``mus ladder run --jobs 2`` (two referee worker processes) killed with SIGKILL in
+the middle of a batch, then run again: its workers die with it, the matches saved before
+the kill are kept as they were, the matches planned and not saved are played with their
+seeds, and nothing is counted twice."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from ladder_helpers import REPO, make_ladder, ok
+from ladder_helpers import REPO, alive, make_ladder, ok, referee_workers
 
 from arena.handlog import read_log
 
@@ -36,8 +37,14 @@ def test_kill_9_mid_batch_loses_only_the_matches_in_flight(tmp_path: Path) -> No
         assert proc.poll() is None, log.read_text()
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.05)
+    workers = referee_workers(proc.pid)
+    assert len(workers) == 2, workers  # --jobs 2: the matches are refereed in two worker processes
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers):  # the kernel kills them with the run (PR_SET_PDEATHSIG)
+        assert time.monotonic() < deadline, [w for w in workers if alive(w)]
+        time.sleep(0.05)
     before = saved(ladder)
     con = sqlite3.connect(ladder / "ladder.sqlite")
     planned = {r[0]: int(r[1], 16) for r in con.execute("SELECT match_id, seed FROM planned")}
