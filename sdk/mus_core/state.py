@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mus_core.actions import (
@@ -101,6 +101,11 @@ def _orders(n: int) -> tuple[tuple[int, ...], ...]:
 
 _ORDERS = {n: _orders(n) for n in (2, 4, 6)}
 
+# The betting's legal tuples, shared by every state (there are few: the key is the
+# stake cap, whether a bet is live, its stake (-1 for an órdago) and the plural answers).
+# Sharing them lets callers cache per tuple identity (mus_rl's action masks do).
+_LEGAL_BETS: dict[tuple[int | None, bool, int, bool], tuple[LegalAction, ...]] = {}
+
 
 @dataclass(frozen=True, slots=True)
 class Observation:
@@ -160,6 +165,21 @@ class Observation:
         return self.num_seats
 
 
+# A frozen dataclass's __init__ sets each of its 21 fields through object.__setattr__,
+# which made building the view cost more than an engine action. The slots' own
+# descriptors set them directly: the same object, about half the cost.
+_OBS_SETTERS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
+_NEW = object.__new__
+
+
+def _observation(*values: Any) -> Observation:
+    """An :class:`Observation` of ``values`` given in field order (all of them)."""
+    obs = _NEW(Observation)
+    for setter, value in zip(_OBS_SETTERS, values, strict=True):
+        setter(obs, value)
+    return obs
+
+
 SeatView = Observation
 """The engine's former name of :class:`Observation` (deprecated)."""
 
@@ -200,7 +220,6 @@ class MusState:
         "_is_ordago",
         "_lance",
         "_lance_state",
-        "_legal_cache",
         "_mano",
         "_mus_calls",
         "_n",
@@ -272,7 +291,6 @@ class MusState:
         self._deal_from_mano = False
         self._winner: int | None = None
         self._hand_results: tuple[HandResult, ...] = ()
-        self._legal_cache: dict[tuple[bool, int, bool], tuple[LegalAction, ...]] = {}
 
     @classmethod
     def new(
@@ -549,11 +567,11 @@ class MusState:
         if phase == Phase.DISCARD:
             return (DiscardRange(tuple(sorted(self._hands[self._to_act_seat]))),)
         plural = self._rules.plural_answers_bind_partner and self._bet_team >= 0 and self._r_idx == 0 and len(self._answerers) > 1
-        key = (self._bet_team >= 0, self._stake if not self._is_ordago else -1, plural)
-        cached = self._legal_cache.get(key)
+        cap = self._rules.max_stake
+        key = (cap, self._bet_team >= 0, self._stake if not self._is_ordago else -1, plural)
+        cached = _LEGAL_BETS.get(key)
         if cached is not None:
             return cached
-        cap = self._rules.max_stake
         out: list[LegalAction]
         if self._bet_team < 0:
             out = [PASO, EnvidoRange(2, cap), ORDAGO]
@@ -569,7 +587,8 @@ class MusState:
         if plural:
             out += [NO_QUEREMOS, QUEREMOS]
         result = tuple(out)
-        self._legal_cache[key] = result
+        if self._stake < 256:  # a bot's huge envidos must not grow a module-level dict
+            _LEGAL_BETS[key] = result
         return result
 
     def is_legal(self, action: Action) -> bool:
@@ -589,29 +608,48 @@ class MusState:
         else:
             history = tuple(self._history)
         acting = self.to_act == seat
-        return Observation(
-            seat=seat,
-            team=seat & 1,
-            num_seats=self._n,
-            rules=self._rules,
-            game=self._game_no,
-            hand=self._hand_no,
-            dealer=self._dealer,
-            mano=self._mano,
-            scores=(self._scores[0], self._scores[1]),
-            games_won=(self._games[0], self._games[1]),
-            vacas_won=(self._vacas[0], self._vacas[1]),
-            phase=Phase.MATCH_OVER if self._winner is not None else self._phase,
-            lance=self.current_lance,
-            to_act=self.to_act,
-            cards=tuple(sorted(self._hands[seat])),
-            history=history,
-            legal_actions=self.legal_actions() if acting else (),
-            legal_senas=self.legal_senas(seat),
-            bet=self.bet,
-            discard_round=self._discard_round,
-            own_discards=self._thrown[seat],
+        # Positional, in field order, through the fast constructor (see _observation).
+        return _observation(
+            seat,
+            seat & 1,
+            self._n,
+            self._rules,
+            self._game_no,
+            self._hand_no,
+            self._dealer,
+            self._mano,
+            (self._scores[0], self._scores[1]),
+            (self._games[0], self._games[1]),
+            (self._vacas[0], self._vacas[1]),
+            Phase.MATCH_OVER if self._winner is not None else self._phase,
+            self.current_lance,
+            self.to_act,
+            tuple(sorted(self._hands[seat])),
+            history,
+            self.legal_actions() if acting else (),
+            self.legal_senas(seat),
+            self.bet,
+            self._discard_round,
+            self._thrown[seat],
         )
+
+    def cards_of(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s own cards, sorted (``view(seat).cards`` without the rest of the view)."""
+        return tuple(sorted(self._hands[seat]))
+
+    def own_discards_of(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` threw in this hand, in order (``view(seat).own_discards``)."""
+        return self._thrown[seat]
+
+    @property
+    def history_len(self) -> int:
+        """The number of events of the current hand so far (every seña included)."""
+        return len(self._history)
+
+    def history_from(self, start: int) -> tuple[Event, ...]:
+        """``history_events[start:]`` without copying the rest: the public events since
+        ``start``, every seña included (for callers that follow a hand incrementally)."""
+        return tuple(self._history[start:])
 
     @property
     def history_events(self) -> tuple[Event, ...]:
