@@ -200,6 +200,7 @@ class MusState:
         "_answerers",
         "_bet_seat",
         "_bet_team",
+        "_chance_reshuffles",
         "_corrido",
         "_deal_from_mano",
         "_deal_ref",
@@ -209,6 +210,7 @@ class MusState:
         "_deje",
         "_discard_round",
         "_discard_seq",
+        "_due",
         "_eligible",
         "_evals",
         "_game_no",
@@ -279,6 +281,8 @@ class MusState:
         # the seed and k, whatever was played before: duplicate leagues rely on it.
         self._prf = _Prf(seed)
         self._reshuffles = 0
+        self._chance_reshuffles = False
+        self._due: tuple[Card, ...] | None = None
         self._sena_draws = 0
         self._scores = [0, 0]
         self._games = [0, 0]
@@ -518,8 +522,10 @@ class MusState:
 
     @property
     def to_act(self) -> int | None:
-        """The seat whose action the state waits for, or ``None`` when the match is over."""
-        return None if self._winner is not None else self._to_act_seat
+        """The seat whose action the state waits for, or ``None`` when the match is over
+        (or while a reshuffle is due, with :attr:`chance_reshuffles`)."""
+        seat = self._to_act_seat
+        return None if self._winner is not None or seat < 0 else seat
 
     @property
     def deal_start(self) -> int:
@@ -565,6 +571,8 @@ class MusState:
         if phase == Phase.MUS:
             return _MUS_LEGAL
         if phase == Phase.DISCARD:
+            if self._due is not None:
+                return ()
             return (DiscardRange(tuple(sorted(self._hands[self._to_act_seat]))),)
         plural = self._rules.plural_answers_bind_partner and self._bet_team >= 0 and self._r_idx == 0 and len(self._answerers) > 1
         cap = self._rules.max_stake
@@ -711,6 +719,8 @@ class MusState:
             return "a bet is live: quiero, no-quiero, a raise or órdago"
         if phase == Phase.MUS:
             return None if kind == _K_MUS or kind == _K_NO_MUS else "say mus or no-mus"
+        if self._due is not None:
+            return "a reshuffle is due (apply_reshuffle)"
         if kind != _K_DISCARD:
             return "discard 1 to 4 of your cards"
         chosen = action.cards
@@ -837,7 +847,10 @@ class MusState:
         if self._discard_seq < self._n:
             self._to_act_seat = (seat + 1) % self._n
             return
-        self._serve_replacements()
+        if self._serve_replacements():
+            self._after_replacements()
+
+    def _after_replacements(self) -> None:
         self._discard_round += 1
         self._history.append(Event(EventKind.REPLACEMENTS, value=self._discard_round))
         if self._rules.max_mus_rounds is not None and self._discard_round >= self._rules.max_mus_rounds:
@@ -850,32 +863,78 @@ class MusState:
         if not self._corrido:
             self._sig_window = set()
 
-    def _serve_replacements(self) -> None:
-        """Deal replacements in turn order from mano, with §3.3 on an empty stock."""
-        n = self._n
-        order = [(self._mano + i) % n for i in range(n)]
+    def _serve_replacements(self) -> bool:
+        """Deal replacements in turn order from mano, with §3.3 on an empty stock; False
+        when it stopped for a reshuffle to be given (``chance_reshuffles``). Each hand is
+        refilled to four cards, so serving resumes where it stopped."""
+        order = _ORDERS[self._n][self._mano]
         for i, seat in enumerate(order):
-            need = len(self._round_discards[seat])
             hand = self._hands[seat]
-            while need:
+            while len(hand) < 4:
                 if not self._stock:
-                    self._reshuffle(order[i:], seat)
+                    fresh = self._reshuffle_pile(len(order) - i, seat)
+                    if self._chance_reshuffles:
+                        self._due = tuple(fresh)
+                        self._to_act_seat = -1  # nobody acts until apply_reshuffle
+                        return False
+                    _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self._hand_no, self._reshuffles)))
+                    self._install_stock(fresh)
                 hand.append(self._stock.pop())
-                need -= 1
+        return True
 
-    def _reshuffle(self, missing: list[int], seat: int) -> None:
-        """The stock ran out while ``missing`` (from ``seat``) still need cards (§3.3)."""
-        if len(missing) >= 2:
+    def _reshuffle_pile(self, missing: int, seat: int) -> list[Card]:
+        """The stock ran out while ``missing`` seats (from ``seat``) still need cards
+        (§3.3): the cards to reshuffle, taken from the pile."""
+        if missing >= 2:
             fresh = self._pile
             self._pile = []
         else:
             aside = self._round_discards[seat]
             fresh = [c for c in self._pile if c not in aside]
             self._pile = list(aside)
-        _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self._hand_no, self._reshuffles)))
+        return fresh
+
+    def _install_stock(self, fresh: list[Card]) -> None:
+        """``fresh`` (shuffled, top last) becomes the stock."""
         self._reshuffles += 1
         self._stock = fresh
         self._history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
+
+    @property
+    def chance_reshuffles(self) -> bool:
+        """Whether reshuffles are given from outside (:meth:`apply_reshuffle`) instead of
+        drawn from the seed. Off by default; OpenSpiel's chance nodes turn it on."""
+        return self._chance_reshuffles
+
+    @chance_reshuffles.setter
+    def chance_reshuffles(self, on: bool) -> None:
+        if self._due is not None:
+            raise ValueError("a reshuffle is due: apply_reshuffle first")
+        self._chance_reshuffles = bool(on)
+
+    @property
+    def reshuffle_due(self) -> tuple[Card, ...]:
+        """With :attr:`chance_reshuffles`: the cards of the discard pile waiting to be
+        shuffled into the stock (no seat acts meanwhile: ``to_act`` is ``None``), in no
+        meaningful order; empty when no reshuffle is due."""
+        return self._due or ()
+
+    def apply_reshuffle(self, stock: Sequence[int]) -> None:
+        """Give the reshuffle that is due: ``stock`` is :attr:`reshuffle_due` in the new
+        stock's order, the next card served first. Serving the replacements goes on.
+
+        Raises:
+            ValueError: no reshuffle is due, or ``stock`` is not those cards, each once.
+        """
+        due = self._due
+        if due is None:
+            raise ValueError("no reshuffle is due")
+        if sorted(stock) != sorted(due):
+            raise ValueError(f"the reshuffle must order the {len(due)} cards of reshuffle_due, each once")
+        self._due = None
+        self._install_stock([CARDS[c] for c in reversed(stock)])
+        if self._serve_replacements():
+            self._after_replacements()
 
     # ------------------------------------------------------------------ lances
 
