@@ -8,8 +8,11 @@ chance nodes, each drawing the next card of the deck uniformly among those left 
 ``4k .. 4k+3`` to the seats in turn from mano, then the stock, top first); the stock's
 order is thus drawn at the deal, which is the same distribution as drawing each
 replacement when it is served (nobody sees the stock). The reshuffles of the discards
-(when the stock runs out) are drawn by the engine from the game parameter ``seed``: not
-chance nodes. Player actions are the 32 indices of :mod:`mus_rl.actions`; returns are
+(when the stock runs out during the replacements, §3.3) are explicit chance too: one
+chance node per reshuffled card, drawing the next card of the new stock uniformly among
+the pile's cards left (the engine waits meanwhile: ``MusState.reshuffle_due``,
+``apply_reshuffle``). The ``seed`` parameter is kept for compatibility and draws
+nothing any more. Player actions are the 32 indices of :mod:`mus_rl.actions`; returns are
 the team's stones in the hand minus the opponents' over ``target_points`` (a hand that
 wins the game counts 1), so the game is zero-sum. Parameters: ``players`` (2, 4, 6),
 ``kings`` (8, 4), ``target_points``, ``max_mus_rounds`` and ``max_stake`` (they bound
@@ -72,7 +75,8 @@ class MusGame(pyspiel.Game):  # type: ignore[misc]
         # per lance at most one raise per 2 stones of max_stake, each answered by all.
         stake = self.rules.max_stake or 40  # the parameters always set both bounds
         rounds = self.rules.max_mus_rounds if self.rules.max_mus_rounds is not None else 4
-        length = 40 + (rounds + 1) * 2 * n + 5 * (stake // 2 + 2) * n
+        # Each discard round may reshuffle the pile into the stock: at most 40 chance nodes.
+        length = 40 + (rounds + 1) * 2 * n + rounds * 40 + 5 * (stake // 2 + 2) * n
         info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=40, num_players=n,
                                 min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=length)
         super().__init__(_GAME_TYPE, info, {**merged})
@@ -108,6 +112,9 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
         self.rules = game.rules
         self.seed = game.seed
         self.deck: list[int] = []
+        self.reshuffled: list[int] = []  # the reshuffle being drawn: the new stock so far, top first
+        if engine is not None:
+            engine.chance_reshuffles = True
         self._engine = None if engine is None else _Engine(engine)
         self.dealt: list[tuple[int, ...]] = [() for _ in range(self.rules.players)]
         self.received: list[set[int]] = [set() for _ in range(self.rules.players)]
@@ -118,8 +125,8 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
         return None if self._engine is None else self._engine.state
 
     def current_player(self) -> int:
-        """The seat to act, or chance during the deal, or terminal."""
-        if self.engine is None:
+        """The seat to act, or chance during the deal and the reshuffles, or terminal."""
+        if self.engine is None or self.engine.reshuffle_due:
             return int(pyspiel.PlayerId.CHANCE)
         if self.is_terminal():
             return int(pyspiel.PlayerId.TERMINAL)
@@ -134,8 +141,11 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
         return tuple(sorted(self.engine.hands[seat]))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The cards not yet dealt, equally likely."""
-        left = sorted(set(range(40)) - set(self.deck))
+        """The cards not yet dealt (or not yet placed in the reshuffled stock), equally likely."""
+        if self.engine is None:
+            left = sorted(set(range(40)) - set(self.deck))
+        else:
+            left = sorted(set(map(int, self.engine.reshuffle_due)) - set(self.reshuffled))
         return [(c, 1.0 / len(left)) for c in left]
 
     def _apply_action(self, action: int) -> None:
@@ -144,9 +154,22 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
             if len(self.deck) == 40:
                 self._start()
             return
+        due = self.engine.reshuffle_due
+        if due:
+            self.reshuffled.append(action)
+            if len(self.reshuffled) == len(due):
+                self.engine.apply_reshuffle(self.reshuffled)
+                self.reshuffled = []
+                self._note_received()
+            return
         seat = self.engine.to_act
         assert seat is not None
         self.engine.apply(to_action(action, self._cards(seat)))
+        self._note_received()
+
+    def _note_received(self) -> None:
+        """Each seat's cards so far (its perfect recall, for the information state)."""
+        assert self.engine is not None
         if not self.is_terminal():
             for s in range(self.rules.players):
                 self.received[s].update(self.engine.hands[s])
@@ -154,14 +177,16 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
     def _start(self) -> None:
         n = self.rules.players
         hands = [self.deck[4 * s : 4 * s + 4] for s in range(n)]
-        self._engine = _Engine(MusState.from_deal(self.rules, hands, mano=0, stock=self.deck[4 * n :], seed=self.seed))
+        engine = MusState.from_deal(self.rules, hands, mano=0, stock=self.deck[4 * n :], seed=self.seed)
+        engine.chance_reshuffles = True
+        self._engine = _Engine(engine)
         for s in range(n):
             self.dealt[s] = tuple(sorted(hands[s]))
             self.received[s] = set(hands[s])
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {action}"
+            return f"deal {action}" if self.engine is None else f"reshuffle {action}"
         return ACTION_NAMES[action]
 
     def is_terminal(self) -> bool:
@@ -180,7 +205,9 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> MusSpielState:
         """A state ``player_id`` cannot tell from this one, the hidden cards drawn by the
         engine's forward model (:func:`mus_core.forward.sample_state`)."""
-        if self.engine is None:
+        if self.engine is None or self.engine.reshuffle_due:
+            # A chance node: no player's information state to sample from (ISMCTS asks
+            # only at its root, a player's decision).
             return self.clone()  # type: ignore[no-any-return]
         # OpenSpiel's ISMCTS passes its own seeded sampler (uniform floats): draw from it,
         # so a seeded search is repeatable.
@@ -188,6 +215,7 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
         rng = random.Random(int(draw * 2**53))
         out = MusSpielState(self.get_game(), sample_state(self.engine.view(player_id), rng))
         out.deck = list(self.deck)
+        out.reshuffled = list(self.reshuffled)
         out.dealt = list(self.dealt)
         out.received = [set(r) for r in self.received]
         return out
