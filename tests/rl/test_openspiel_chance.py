@@ -4,6 +4,7 @@ hand goes on from the order drawn; ISMCTS searches through them."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -111,3 +112,37 @@ def test_ismcts_searches_through_reshuffle_chance_nodes(monkeypatch: pytest.Monk
                     return  # its simulations passed through a reshuffle's chance nodes
             state.apply_action(_player_action(state, rng))
     raise AssertionError("the search never met a reshuffle chance node")
+
+
+def test_whole_game_passes_openspiel_random_simulation_checks() -> None:
+    game = pyspiel.load_game("python_mus", {"whole_game": True, "target_points": 10})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_whole_game_deals_each_hand_by_chance_and_carries_scores_and_mano_on() -> None:
+    game = pyspiel.load_game("python_mus", {"whole_game": True, "target_points": 15})
+    rng = random.Random(1)
+    longest = 0
+    for _ in range(12):
+        state, deals = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                if state.dealing:
+                    deals += 1
+                    assert len(outcomes) == 40 - len(state.deck)
+                state.apply_action(rng.choice([a for a, _ in outcomes]))
+                continue
+            legal = state.legal_actions()
+            calm = [a for a in legal if a in (1, 17, 19)]  # no-mus, paso, no-quiero: longer games
+            state.apply_action(rng.choice(calm) if calm and rng.random() < 0.8 else rng.choice(legal))
+        results = [*state.past, state.engine.hand_results[-1]]
+        assert deals == 40 * len(results), "every hand dealt by chance"
+        assert [r.hand for r in results] == list(range(len(results)))
+        assert all(r.scores_before == p.scores_after for p, r in itertools.pairwise(results))
+        assert all(r.mano == (p.mano + 1) % 4 for p, r in itertools.pairwise(results))
+        assert [r.game_over for r in results] == [False] * (len(results) - 1) + [True]
+        winner = results[-1].game_winner
+        assert state.returns() == [1.0 if s % 2 == winner else -1.0 for s in range(4)]
+        longest = max(longest, len(results))
+    assert longest >= 3, "some games last several hands"
