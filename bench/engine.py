@@ -15,6 +15,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -26,13 +27,15 @@ from mus_core.random_play import random_action
 from arena.engine import MusState, Rules
 
 
-def run(seconds: float, rules: Rules, seed: int) -> tuple[int, int, int, float]:
+def run(seconds: float, rules: Rules, seed: int, clock: Callable[[], float] = time.perf_counter) -> tuple[int, int, int, float]:
+    """Random matches for ``seconds`` of ``clock`` (wall time by default; bench/rl.py
+    passes the process's CPU time): (hands, actions, matches, elapsed)."""
     rng = random.Random(seed)
     hands = actions = matches = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
     m = 0
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         state = MusState.new(rules, seed=seed + m)
         m += 1
         apply = state.apply
@@ -42,7 +45,7 @@ def run(seconds: float, rules: Rules, seed: int) -> tuple[int, int, int, float]:
             actions += 1
         hands += len(state.hand_results)
         matches += 1
-    return hands, actions, matches, time.perf_counter() - start
+    return hands, actions, matches, clock() - start
 
 
 def main() -> None:

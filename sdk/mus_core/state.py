@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mus_core._deprecation import deprecated, module_aliases
@@ -101,6 +101,11 @@ def _orders(n: int) -> tuple[tuple[int, ...], ...]:
 
 
 _ORDERS = {n: _orders(n) for n in (2, 4, 6)}
+
+# The betting's legal tuples, shared by every state (there are few: the key is the
+# stake cap, whether a bet is live, its stake (-1 for an órdago) and the plural answers).
+# Sharing them lets callers cache per tuple identity (mus_rl's action masks do).
+_LEGAL_BETS: dict[tuple[int | None, bool, int, bool], tuple[LegalAction, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +177,21 @@ def __getattr__(name: str) -> object:
     return _former(name)
 
 
+# A frozen dataclass's __init__ sets each of its 21 fields through object.__setattr__,
+# which made building the view cost more than an engine action. The slots' own
+# descriptors set them directly: the same object, about half the cost.
+_OBS_SETTERS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
+_NEW = object.__new__
+
+
+def _observation(*values: Any) -> Observation:
+    """An :class:`Observation` of ``values`` given in field order (all of them)."""
+    obs = _NEW(Observation)
+    for setter, value in zip(_OBS_SETTERS, values, strict=True):
+        setter(obs, value)
+    return obs
+
+
 class MusState:
     """A whole match of Mus: see the module docstring.
 
@@ -188,6 +208,7 @@ class MusState:
         "_answerers",
         "_bet_seat",
         "_bet_team",
+        "_chance_reshuffles",
         "_corrido",
         "_deal_from_mano",
         "_deal_ref",
@@ -197,6 +218,7 @@ class MusState:
         "_deje",
         "_discard_round",
         "_discard_seq",
+        "_due",
         "_eligible",
         "_evals",
         "_game_no",
@@ -208,7 +230,6 @@ class MusState:
         "_is_ordago",
         "_lance",
         "_lance_state",
-        "_legal_cache",
         "_mano",
         "_mus_calls",
         "_n",
@@ -268,6 +289,8 @@ class MusState:
         # the seed and k, whatever was played before: duplicate leagues rely on it.
         self._prf = _Prf(seed)
         self._reshuffles = 0
+        self._chance_reshuffles = False
+        self._due: tuple[Card, ...] | None = None
         self._sena_draws = 0
         self._scores = [0, 0]
         self._games = [0, 0]
@@ -280,7 +303,6 @@ class MusState:
         self._deal_from_mano = False
         self._winner: int | None = None
         self._hand_results: tuple[HandResult, ...] = ()
-        self._legal_cache: dict[tuple[bool, int, bool], tuple[LegalAction, ...]] = {}
 
     @classmethod
     def new(
@@ -509,8 +531,10 @@ class MusState:
 
     @property
     def to_act(self) -> int | None:
-        """The seat whose action the state waits for, or ``None`` when the match is over."""
-        return None if self._winner is not None else self._to_act_seat
+        """The seat whose action the state waits for, or ``None`` when the match is over
+        (or while a reshuffle is due, with :attr:`chance_reshuffles`)."""
+        seat = self._to_act_seat
+        return None if self._winner is not None or seat < 0 else seat
 
     @property
     def deal_start(self) -> int:
@@ -557,13 +581,15 @@ class MusState:
         if phase == Phase.MUS:
             return _MUS_LEGAL
         if phase == Phase.DISCARD:
+            if self._due is not None:
+                return ()
             return (DiscardRange(tuple(sorted(self._hands[self._to_act_seat]))),)
         plural = self._rules.plural_answers_bind_partner and self._bet_team >= 0 and self._r_idx == 0 and len(self._answerers) > 1
-        key = (self._bet_team >= 0, self._stake if not self._is_ordago else -1, plural)
-        cached = self._legal_cache.get(key)
+        cap = self._rules.max_stake
+        key = (cap, self._bet_team >= 0, self._stake if not self._is_ordago else -1, plural)
+        cached = _LEGAL_BETS.get(key)
         if cached is not None:
             return cached
-        cap = self._rules.max_stake
         out: list[LegalAction]
         if self._bet_team < 0:
             out = [PASO, EnvidoRange(2, cap), ORDAGO]
@@ -579,7 +605,8 @@ class MusState:
         if plural:
             out += [NO_QUEREMOS, QUEREMOS]
         result = tuple(out)
-        self._legal_cache[key] = result
+        if self._stake < 256:  # a bot's huge envidos must not grow a module-level dict
+            _LEGAL_BETS[key] = result
         return result
 
     def is_legal(self, action: Action) -> bool:
@@ -599,29 +626,48 @@ class MusState:
         else:
             history = tuple(self._history)
         acting = self.to_act == seat
-        return Observation(
-            seat=seat,
-            team=seat & 1,
-            num_seats=self._n,
-            rules=self._rules,
-            game=self._game_no,
-            hand=self._hand_no,
-            dealer=self._dealer,
-            mano=self._mano,
-            scores=(self._scores[0], self._scores[1]),
-            games_won=(self._games[0], self._games[1]),
-            vacas_won=(self._vacas[0], self._vacas[1]),
-            phase=Phase.MATCH_OVER if self._winner is not None else self._phase,
-            lance=self.current_lance,
-            to_act=self.to_act,
-            cards=tuple(sorted(self._hands[seat])),
-            history=history,
-            legal_actions=self.legal_actions() if acting else (),
-            legal_senas=self.legal_senas(seat),
-            bet=self.bet,
-            discard_round=self._discard_round,
-            own_discards=self._thrown[seat],
+        # Positional, in field order, through the fast constructor (see _observation).
+        return _observation(
+            seat,
+            seat & 1,
+            self._n,
+            self._rules,
+            self._game_no,
+            self._hand_no,
+            self._dealer,
+            self._mano,
+            (self._scores[0], self._scores[1]),
+            (self._games[0], self._games[1]),
+            (self._vacas[0], self._vacas[1]),
+            Phase.MATCH_OVER if self._winner is not None else self._phase,
+            self.current_lance,
+            self.to_act,
+            tuple(sorted(self._hands[seat])),
+            history,
+            self.legal_actions() if acting else (),
+            self.legal_senas(seat),
+            self.bet,
+            self._discard_round,
+            self._thrown[seat],
         )
+
+    def cards_of(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s own cards, sorted (``view(seat).cards`` without the rest of the view)."""
+        return tuple(sorted(self._hands[seat]))
+
+    def own_discards_of(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` threw in this hand, in order (``view(seat).own_discards``)."""
+        return self._thrown[seat]
+
+    @property
+    def history_len(self) -> int:
+        """The number of events of the current hand so far (every seña included)."""
+        return len(self._history)
+
+    def history_from(self, start: int) -> tuple[Event, ...]:
+        """``history_events[start:]`` without copying the rest: the public events since
+        ``start``, every seña included (for callers that follow a hand incrementally)."""
+        return tuple(self._history[start:])
 
     @property
     def history_events(self) -> tuple[Event, ...]:
@@ -683,6 +729,8 @@ class MusState:
             return "a bet is live: quiero, no-quiero, a raise or órdago"
         if phase == Phase.MUS:
             return None if kind == _K_MUS or kind == _K_NO_MUS else "say mus or no-mus"
+        if self._due is not None:
+            return "a reshuffle is due (apply_reshuffle)"
         if kind != _K_DISCARD:
             return "discard 1 to 4 of your cards"
         chosen = action.cards
@@ -809,7 +857,10 @@ class MusState:
         if self._discard_seq < self._n:
             self._to_act_seat = (seat + 1) % self._n
             return
-        self._serve_replacements()
+        if self._serve_replacements():
+            self._after_replacements()
+
+    def _after_replacements(self) -> None:
         self._discard_round += 1
         self._history.append(Event(EventKind.REPLACEMENTS, value=self._discard_round))
         if self._rules.max_mus_rounds is not None and self._discard_round >= self._rules.max_mus_rounds:
@@ -822,32 +873,78 @@ class MusState:
         if not self._corrido:
             self._sig_window = set()
 
-    def _serve_replacements(self) -> None:
-        """Deal replacements in turn order from mano, with §3.3 on an empty stock."""
-        n = self._n
-        order = [(self._mano + i) % n for i in range(n)]
+    def _serve_replacements(self) -> bool:
+        """Deal replacements in turn order from mano, with §3.3 on an empty stock; False
+        when it stopped for a reshuffle to be given (``chance_reshuffles``). Each hand is
+        refilled to four cards, so serving resumes where it stopped."""
+        order = _ORDERS[self._n][self._mano]
         for i, seat in enumerate(order):
-            need = len(self._round_discards[seat])
             hand = self._hands[seat]
-            while need:
+            while len(hand) < 4:
                 if not self._stock:
-                    self._reshuffle(order[i:], seat)
+                    fresh = self._reshuffle_pile(len(order) - i, seat)
+                    if self._chance_reshuffles:
+                        self._due = tuple(fresh)
+                        self._to_act_seat = -1  # nobody acts until apply_reshuffle
+                        return False
+                    _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self._hand_no, self._reshuffles)))
+                    self._install_stock(fresh)
                 hand.append(self._stock.pop())
-                need -= 1
+        return True
 
-    def _reshuffle(self, missing: list[int], seat: int) -> None:
-        """The stock ran out while ``missing`` (from ``seat``) still need cards (§3.3)."""
-        if len(missing) >= 2:
+    def _reshuffle_pile(self, missing: int, seat: int) -> list[Card]:
+        """The stock ran out while ``missing`` seats (from ``seat``) still need cards
+        (§3.3): the cards to reshuffle, taken from the pile."""
+        if missing >= 2:
             fresh = self._pile
             self._pile = []
         else:
             aside = self._round_discards[seat]
             fresh = [c for c in self._pile if c not in aside]
             self._pile = list(aside)
-        _permute(fresh, self._prf.draw(b"reshuffle:%d:%d" % (self._hand_no, self._reshuffles)))
+        return fresh
+
+    def _install_stock(self, fresh: list[Card]) -> None:
+        """``fresh`` (shuffled, top last) becomes the stock."""
         self._reshuffles += 1
         self._stock = fresh
         self._history.append(Event(EventKind.RESHUFFLE, value=len(fresh)))
+
+    @property
+    def chance_reshuffles(self) -> bool:
+        """Whether reshuffles are given from outside (:meth:`apply_reshuffle`) instead of
+        drawn from the seed. Off by default; OpenSpiel's chance nodes turn it on."""
+        return self._chance_reshuffles
+
+    @chance_reshuffles.setter
+    def chance_reshuffles(self, on: bool) -> None:
+        if self._due is not None:
+            raise ValueError("a reshuffle is due: apply_reshuffle first")
+        self._chance_reshuffles = bool(on)
+
+    @property
+    def reshuffle_due(self) -> tuple[Card, ...]:
+        """With :attr:`chance_reshuffles`: the cards of the discard pile waiting to be
+        shuffled into the stock (no seat acts meanwhile: ``to_act`` is ``None``), in no
+        meaningful order; empty when no reshuffle is due."""
+        return self._due or ()
+
+    def apply_reshuffle(self, stock: Sequence[int]) -> None:
+        """Give the reshuffle that is due: ``stock`` is :attr:`reshuffle_due` in the new
+        stock's order, the next card served first. Serving the replacements goes on.
+
+        Raises:
+            ValueError: no reshuffle is due, or ``stock`` is not those cards, each once.
+        """
+        due = self._due
+        if due is None:
+            raise ValueError("no reshuffle is due")
+        if sorted(stock) != sorted(due):
+            raise ValueError(f"the reshuffle must order the {len(due)} cards of reshuffle_due, each once")
+        self._due = None
+        self._install_stock([CARDS[c] for c in reversed(stock)])
+        if self._serve_replacements():
+            self._after_replacements()
 
     # ------------------------------------------------------------------ lances
 

@@ -29,6 +29,7 @@ from mus_sdk import Bot
 
 from mus_rl.actions import NUM_ACTIONS, legal_indices, to_action
 from mus_rl.bots import BotSeat, make_bot
+from mus_rl.fast_encode import MaskCache, StateEncoder
 from mus_rl.pettingzoo_env import _EPISODES, _REWARDS, Episode, MusEnv, Reward
 
 BotSpec = str | Path | Bot
@@ -75,6 +76,8 @@ class MusGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         self.state = MusState.new(self.rules, seed=0)
         self._seats: dict[int, BotSeat] = {}
         self._match_id = "rl"
+        self._encoder = StateEncoder(self.rules)  # the vector of encode(view), kept up to date
+        self._masks = MaskCache()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """A new match (dealt from ``seed``, else from the environment's generator); the
@@ -93,10 +96,9 @@ class MusGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """1 for each legal action index of the learner now."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.state.to_act == self.seat:
-            mask[legal_indices(self.state.legal_actions(), self._cards())] = 1
-        return mask
+            return self._masks.mask(self.state.legal_actions())
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def step(self, action: np.int64 | int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the bots' until the learner is to act again or
@@ -122,12 +124,10 @@ class MusGymEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         return self._obs(), reward, done, False, info
 
     def _cards(self) -> tuple[Any, ...]:
-        return tuple(sorted(self.state.hands[self.seat]))
+        return self.state.cards_of(self.seat)
 
     def _obs(self) -> dict[str, np.ndarray]:
-        from mus_rl.encode import encode
-
-        return {"observation": encode(self.state.view(self.seat)), "action_mask": self.action_masks()}
+        return {"observation": self._encoder.encode(self.state, self.seat), "action_mask": self.action_masks()}
 
     def _advance(self) -> tuple[float, bool]:
         """The bots play until the learner's turn; the reward gathered meanwhile."""

@@ -32,13 +32,15 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
+from mus_core.errors import IllegalActionError
 from mus_core.forward import hand_score
 from mus_core.rules import Rules
 from mus_core.state import MusState, Observation
 from pettingzoo import AECEnv
 
-from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, legal_indices, to_action
-from mus_rl.encode import encode, vector_size
+from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, to_action
+from mus_rl.encode import vector_size
+from mus_rl.fast_encode import MaskCache, StateEncoder
 
 Episode = Literal["match", "game", "hand"]
 Reward = Literal["hand", "game", "match"]
@@ -92,6 +94,10 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.state: MusState = MusState.new(self.rules, seed=0)
         self.seed_used = 0
+        # The vector and the mask, kept up to date from each step's events (the same
+        # vector as mus_rl.encode.encode of the seat's view: tests/rl/test_fast_encode.py).
+        self._encoder = StateEncoder(self.rules)
+        self._masks = MaskCache()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same dict space for every agent."""
@@ -118,6 +124,8 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = f"S{self.state.to_act}"
+        self._rewarded = False  # whether self.rewards holds a hand's rewards (else all 0)
+        self._done = False  # the episode is over (every agent terminated)
 
     def info_state(self, agent: str) -> Observation:
         """The structured information state of ``agent``: the engine's view of its seat."""
@@ -131,15 +139,13 @@ class MusEnv(AECEnv):  # type: ignore[misc]
 
     def legal_mask(self, agent: str) -> np.ndarray:
         """1 for each legal action index of ``agent`` (all 0 when it is not to act)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        seat = seat_of(agent)
-        if self.state.to_act == seat and agent in self.agents and not self.terminations[agent]:
-            mask[legal_indices(self.state.legal_actions(), tuple(sorted(self.state.hands[seat])))] = 1
-        return mask
+        if self.state.to_act == seat_of(agent) and agent in self.agents and not self.terminations[agent]:
+            return self._masks.mask(self.state.legal_actions())
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": vector, "action_mask": mask}`` for ``agent``."""
-        return {"observation": encode(self.state.view(seat_of(agent))), "action_mask": self.legal_mask(agent)}
+        return {"observation": self._encoder.encode(self.state, seat_of(agent)), "action_mask": self.legal_mask(agent)}
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (an index) for the agent to act; ``None`` for a finished agent.
@@ -156,21 +162,25 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         if not 0 <= index < NUM_ACTIONS:
             raise ValueError(f"{agent}: action {action!r} is not legal now (see the action mask)")
         # The hand's cards matter only to a discard (the index names cards by position).
-        cards = tuple(sorted(state.hands[seat_of(agent)])) if 2 <= index < 17 else ()
-        engine_action = to_action(index, cards)
-        if not state.is_legal(engine_action):  # the same set as the mask: see mus_rl.actions
-            raise ValueError(f"{agent}: action {action!r} ({ACTION_NAMES[index]}) is not legal now (see the action mask)")
+        cards = state.cards_of(seat_of(agent)) if 2 <= index < 17 else ()
         self._cumulative_rewards[agent] = 0.0
         hand_before = state.hand_no
-        state.apply(engine_action)
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        try:
+            state.apply(to_action(index, cards))  # checks it; the state is unchanged if illegal
+        except IllegalActionError:  # the same set as the mask: see mus_rl.actions
+            raise ValueError(f"{agent}: action {action!r} ({ACTION_NAMES[index]}) is not legal now "
+                             "(see the action mask)") from None
         # A hand ended when the next one was dealt, or when it ended the match.
         if state.hand_no != hand_before or state.is_terminal:
             self._hand_over()
-        if not any(self.terminations.values()):
-            self.agent_selection = f"S{state.to_act}"
-        self._accumulate_rewards()
+        elif self._rewarded:  # rewards are of the last step only: clear the last hand's
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewarded = False
+        if not self._done:
+            self.agent_selection = self.possible_agents[state.to_act]  # type: ignore[index]
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
@@ -189,8 +199,10 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         for a in self.agents:
             self.rewards[a] = per_team[seat_of(a) % 2]
             self.infos[a] = {"hand_result": result}
+        self._rewarded = True
         done = state.is_terminal or self.episode == "hand" or (self.episode == "game" and result.game_over)
         if done:
+            self._done = True
             for a in self.agents:
                 self.terminations[a] = True
 

@@ -15,6 +15,7 @@ from mus_core.rules import JuegoReal, Rules
 from mus_core.state import MusState
 from mus_rl.actions import legal_indices, to_action
 from mus_rl.encode import encode
+from mus_rl.fast_encode import StateEncoder
 from mus_rl.pettingzoo_env import MusEnv
 from pettingzoo.test import api_test, seed_test
 
@@ -67,6 +68,7 @@ def test_random_episodes_conserve_cards_are_zero_sum_and_show_only_own_cards(rul
                 mask = obs["action_mask"]
                 own = np.flatnonzero(obs["observation"][:40]).tolist()
                 assert own == sorted(int(c) for c in env.state.hands[seat]), "the vector's cards are the seat's own"
+                assert np.array_equal(obs["observation"], encode(env.state.view(seat))), "the vector of the view"
             else:
                 reward, term, trunc = env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent]
                 mask = env.legal_mask(agent)
@@ -98,8 +100,10 @@ def test_an_observation_does_not_change_with_the_other_seats_hidden_cards() -> N
         rng.shuffle(others)
         a = MusState.from_deal(Rules(), hands, mano=trial % 4, stock=deck[16:], seed=1)
         b = MusState.from_deal(Rules(), [hands[0], *others], mano=trial % 4, stock=deck[16:], seed=1)
+        fast_a, fast_b = StateEncoder(Rules()), StateEncoder(Rules())
         while not a.history_events or all(e.kind.value != "declaration" for e in a.history_events):
             assert np.array_equal(encode(a.view(0)), encode(b.view(0)))
+            assert np.array_equal(fast_a.encode(a, 0), fast_b.encode(b, 0))
             checked += 1
             seat = a.to_act
             assert seat is not None and seat == b.to_act
