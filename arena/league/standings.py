@@ -63,6 +63,16 @@ SMALL_SAMPLE_NOTE = (f"fewer than {FEW_MATCHES} decided matches in a pairing: th
 """The table's note when some pairing has fewer than :data:`FEW_MATCHES` decided matches:
 measured by bench/rating_coverage.py, 2 matches per pairing give 92–95% for the strongest
 and weakest of four entries 690 Elo apart, 4 and more 93–97%."""
+FEW_PAIRED_MATCHES = 10
+"""Decided matches per pairing below which, in a duplicate league whose twins split more
+often than independent ones, the intervals are wider than needed."""
+WIDE_PAIRS_NOTE = (f"fewer than {FEW_PAIRED_MATCHES} decided matches in a pairing whose twins split: the intervals "
+                   "are wider than needed (equal entries were held 97.5–99.5% of the time, not 95%; docs/league.md, "
+                   "Standings)")
+"""The table's note in such a league: its few informative pairs (those that did not split)
+make each entry's record coarse, and the dispersion's prior keeps the estimate above the
+truth (bench/rating_coverage.py, equal entries, twins splitting 3 in 4: 0.994–0.997 at 4
+matches per pairing, 0.975–0.987 at 6–8, 0.962–0.966 at 10)."""
 
 
 @dataclass
@@ -125,7 +135,8 @@ class Standings:
     """(entry, its rating) when the scale is anchored to an entry (``[standings] anchor``);
     None: ratings centred on 1500."""
     note: str | None = None
-    """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`), or None."""
+    """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`,
+    :data:`WIDE_PAIRS_NOTE`), or None."""
 
     def ranks(self) -> list[int]:
         """Each entry's rank, in table order: entries with the same rating (to the 0.1 Elo
@@ -271,6 +282,8 @@ def compute_standings(
     # Exact ties (same rating to the 0.1 shown, same record) share a rank: Standings.ranks.
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
     played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
-    few = any(0 < n < FEW_MATCHES for n in played)
+    notes = [SMALL_SAMPLE_NOTE] if any(0 < n < FEW_MATCHES for n in played) else []
+    if fit.pairs and fit.dispersion < 1.0 and any(0 < n < FEW_PAIRED_MATCHES for n in played):
+        notes.append(WIDE_PAIRS_NOTE)
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
-                     None if anchor is None else (anchor, anchor_rating), SMALL_SAMPLE_NOTE if few else None)
+                     None if anchor is None else (anchor, anchor_rating), "; ".join(notes) or None)
