@@ -63,16 +63,17 @@ SMALL_SAMPLE_NOTE = (f"fewer than {FEW_MATCHES} decided matches in a pairing: th
 """The table's note when some pairing has fewer than :data:`FEW_MATCHES` decided matches:
 measured by bench/rating_coverage.py, 2 matches per pairing give 92–95% for the strongest
 and weakest of four entries 690 Elo apart, 4 and more 93–97%."""
-FEW_PAIRED_MATCHES = 10
-"""Decided matches per pairing below which, in a duplicate league whose twins split more
-often than independent ones, the intervals are wider than needed."""
-WIDE_PAIRS_NOTE = (f"fewer than {FEW_PAIRED_MATCHES} decided matches in a pairing whose twins split: the intervals "
-                   "are wider than needed (equal entries were held 97.5–99.5% of the time, not 95%; docs/league.md, "
+FEW_UNSPLIT_PAIRS = 3.5
+"""Deal pairs won twice by one side, per entry, below which (twins splitting more often
+than independent ones) the intervals are wider than needed."""
+WIDE_PAIRS_NOTE = (f"fewer than {FEW_UNSPLIT_PAIRS} deal pairs per entry whose twins did not split: the intervals are "
+                   "wider than needed (equal entries were held 97.5–100% of the time, not 95%; docs/league.md, "
                    "Standings)")
-"""The table's note in such a league: its few informative pairs (those that did not split)
-make each entry's record coarse, and the dispersion's prior keeps the estimate above the
-truth (bench/rating_coverage.py, equal entries, twins splitting 3 in 4: 0.994–0.997 at 4
-matches per pairing, 0.975–0.987 at 6–8, 0.962–0.966 at 10)."""
+"""The table's note then: an entry's record beyond 50% is the count of pairs it won twice
+minus those it lost twice, too coarse for a 95% interval (bench/rating_coverage.py and
+bench/stats_validation.py (b), equal entries: twins splitting 3 in 4 held 0.994–0.997 at 4
+matches per pairing, 0.975–0.987 at 6–8 (1.5–3 such pairs per entry), 0.962–0.966 at 10
+(3.75); splitting 9 in 10, 0.98–1.00 up to 20 matches per pairing (3))."""
 
 
 @dataclass
@@ -237,6 +238,8 @@ def compute_standings(
     """Each rated match's deal pair: its two entries and its deal (in a duplicate league
     the twins of a deal share it; in a plain one every match has a deal of its own)."""
     unadjusted = 0
+    twins: dict[Hashable, list[str]] = {}
+    """Each deal pair's winners (both twins decided: a pair that did not split names one entry twice)."""
     for rec in results:
         t = (rec["team0"], rec["team1"])
         winner = rec.get("winner_team")
@@ -272,6 +275,8 @@ def compute_standings(
         if winner is not None:
             rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
             clusters.append((min(t), max(t), rec["deal"]) if rec.get("deal") is not None else None)
+            if clusters[-1] is not None:
+                twins.setdefault(clusters[-1], []).append(t[winner])
     fit = fit_rating_model(list(names), rated, clusters=clusters)
     base = 1500.0 if anchor is None else anchor_rating - SCALE * fit.rating[anchor]
     for n in names:
@@ -283,7 +288,8 @@ def compute_standings(
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
     played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
     notes = [SMALL_SAMPLE_NOTE] if any(0 < n < FEW_MATCHES for n in played) else []
-    if fit.pairs and fit.dispersion < 1.0 and any(0 < n < FEW_PAIRED_MATCHES for n in played):
+    unsplit = sum(len(w) == 2 and w[0] == w[1] for w in twins.values())
+    if fit.pairs and fit.dispersion < 1.0 and 2 * unsplit < FEW_UNSPLIT_PAIRS * len(names):
         notes.append(WIDE_PAIRS_NOTE)
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
                      None if anchor is None else (anchor, anchor_rating), "; ".join(notes) or None)

@@ -76,16 +76,15 @@ def test_equal_entries_with_twins_that_split_are_held_95_not_98(sim: ModuleType)
     assert 0.93 <= mean <= 0.975, out
 
 
-def _duplicate_league(pairs_per_pairing: int, *, deal: bool = True) -> list[dict[str, object]]:
-    """Three entries; in each pairing every deal pair splits but the last, which the first
-    entry wins twice (twins that split: dispersion below 1)."""
+def _duplicate_league(pairs: int, unsplit: int, *, deal: bool = True) -> list[dict[str, object]]:
+    """Three entries, ``pairs`` deal pairs per pairing: the last ``unsplit`` of them won
+    twice by the pairing's first entry, the others split."""
     out: list[dict[str, object]] = []
     for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
-        for d in range(pairs_per_pairing):
-            split = d < pairs_per_pairing - 1
+        for d in range(pairs):
             for twin in (0, 1):
                 t0, t1 = (x, y) if twin == 0 else (y, x)
-                x_wins = twin == 0 if split else True
+                x_wins = twin == 0 if d < pairs - unsplit else True
                 out.append({"match_id": f"{x}--{y}--{2 * d + twin:03d}", "team0": t0, "team1": t1,
                             "deal": d if deal else 1000 + 2 * d + twin,
                             "winner_team": (0 if t0 == x else 1) if x_wins else (1 if t0 == x else 0)})
@@ -93,11 +92,15 @@ def _duplicate_league(pairs_per_pairing: int, *, deal: bool = True) -> list[dict
 
 
 def test_the_table_says_when_a_duplicate_league_s_intervals_are_wider_than_needed() -> None:
-    """Twins that split and fewer than 10 matches per pairing: the note says the intervals
-    are wider than needed; with 10, or the same matches as a plain league, it does not."""
+    """Twins that split, and fewer than 3.5 pairs per entry that did not: the note says
+    the intervals are wider than needed (4 matches per pairing, 2 such pairs per entry;
+    or 24 matches, the same 2). With 8 per entry, or the same matches as a plain league,
+    it does not."""
     from arena.league.standings import compute_standings
-    st = compute_standings(["a", "b", "c"], {}, _duplicate_league(2))
-    assert st.dispersion < 1.0 and st.note is not None and "wider than needed" in st.note
-    assert st.to_json()["note"] == st.note
-    assert compute_standings(["a", "b", "c"], {}, _duplicate_league(5)).note is None
-    assert compute_standings(["a", "b", "c"], {}, _duplicate_league(2, deal=False)).note is None
+    for pairs in (2, 12):
+        st = compute_standings(["a", "b", "c"], {}, _duplicate_league(pairs, 1))
+        assert st.dispersion < 1.0 and st.note is not None and "wider than needed" in st.note, pairs
+        assert st.to_json()["note"] == st.note
+    many = compute_standings(["a", "b", "c"], {}, _duplicate_league(12, 4))
+    assert many.dispersion < 1.0 and many.note is None
+    assert compute_standings(["a", "b", "c"], {}, _duplicate_league(2, 1, deal=False)).note is None
