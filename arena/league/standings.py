@@ -234,12 +234,8 @@ def compute_standings(
     table = {n: EntryStanding(n) for n in names}
     cross: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     rated: list[Match] = []
-    clusters: list[Hashable | None] = []
-    """Each rated match's deal pair: its two entries and its deal (in a duplicate league
-    the twins of a deal share it; in a plain one every match has a deal of its own)."""
+    clusters: list[Hashable | None] = []  # each rated match's deal pair: (its two entries, its deal)
     unadjusted = 0
-    twins: dict[Hashable, list[str]] = {}
-    """Each deal pair's winners (both twins decided: a pair that did not split names one entry twice)."""
     for rec in results:
         t = (rec["team0"], rec["team1"])
         winner = rec.get("winner_team")
@@ -275,8 +271,6 @@ def compute_standings(
         if winner is not None:
             rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
             clusters.append((min(t), max(t), rec["deal"]) if rec.get("deal") is not None else None)
-            if clusters[-1] is not None:
-                twins.setdefault(clusters[-1], []).append(t[winner])
     fit = fit_rating_model(list(names), rated, clusters=clusters)
     base = 1500.0 if anchor is None else anchor_rating - SCALE * fit.rating[anchor]
     for n in names:
@@ -286,10 +280,20 @@ def compute_standings(
         e.prior_pull = SCALE * fit.pull.get(n, 0.0)
     # Exact ties (same rating to the 0.1 shown, same record) share a rank: Standings.ranks.
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
+    return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
+                     None if anchor is None else (anchor, anchor_rating), _note(names, cross, rated, clusters, fit))
+
+
+def _note(names: Sequence[str], cross: dict[str, dict[str, int]], rated: Sequence[Match],
+          clusters: Sequence[Hashable | None], fit: RatingFit) -> str | None:
+    """What the intervals cannot promise (:data:`SMALL_SAMPLE_NOTE`, :data:`WIDE_PAIRS_NOTE`), or None."""
     played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
     notes = [SMALL_SAMPLE_NOTE] if any(0 < n < FEW_MATCHES for n in played) else []
-    unsplit = sum(len(w) == 2 and w[0] == w[1] for w in twins.values())
+    winners: dict[Hashable, list[str]] = {}  # each deal pair's winners: one name twice when it did not split
+    for (t0, t1, score), cluster in zip(rated, clusters, strict=True):
+        if cluster is not None:
+            winners.setdefault(cluster, []).append(t0[0] if score == 1.0 else t1[0])
+    unsplit = sum(len(w) == 2 and w[0] == w[1] for w in winners.values())
     if fit.pairs and fit.dispersion < 1.0 and 2 * unsplit < FEW_UNSPLIT_PAIRS * len(names):
         notes.append(WIDE_PAIRS_NOTE)
-    return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
-                     None if anchor is None else (anchor, anchor_rating), "; ".join(notes) or None)
+    return "; ".join(notes) or None
