@@ -31,11 +31,11 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from operator import mul
 
-DISPERSION_PRIOR_SPLITS = 4.0
-"""Weight of the prior belief that twins are independent (dispersion 1), in splits
-expected under independence (two equal entries expect one per two pairs): with few
-pairs the interval stays near that of independent matches; with many, the observed
-dispersion wins (0.54 after 100 pairs of equals that split three times in four)."""
+DISPERSION_PRIOR_SPLITS = 1.0
+"""Prior belief in independent twins, in splits expected under independence: between
+equals, 1 is a uniform prior on how often twins split (2 pairs that split: 3 in 4). 4 held
+the estimate halfway to 1 at 4–10 matches per pairing (equals held 98% at 10); 0 or ½ let
+2 pairs collapse the interval (two entries 200 Elo apart held 84%; 96% with 1)."""
 PRIOR_MATCHES = 4.0
 """Virtual matches (two won, two lost, as Agresti–Coull adds) each entry played against a
 0-rated opponent: the rating's prior, and that of the inner bounds."""
@@ -372,7 +372,7 @@ def twin_excess(r: Sequence[float], oriented: _Oriented,
     is 2·min(p, 1−p)² extra splits at most. So with S the pairs that split, E the splits
     independent twins would give at the fitted ratings and D the most extra splits:
     θ = (S − E) / (D + m) when S ≥ E, else −(E − S) / (E + m), m =
-    :data:`DISPERSION_PRIOR_SPLITS` (a prior belief in independent twins). Between
+    :data:`DISPERSION_PRIOR_SPLITS` (a weak prior belief in independent twins). Between
     equals D = E and this is the one dispersion used before (2 − (S + m) / (E + m)).
     Kept within [−1, 0.98]."""
     members = _pair_members(oriented, clusters)

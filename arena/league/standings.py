@@ -63,6 +63,17 @@ SMALL_SAMPLE_NOTE = (f"fewer than {FEW_MATCHES} decided matches in a pairing: th
 """The table's note when some pairing has fewer than :data:`FEW_MATCHES` decided matches:
 measured by bench/rating_coverage.py, 2 matches per pairing give 92–95% for the strongest
 and weakest of four entries 690 Elo apart, 4 and more 93–97%."""
+FEW_UNSPLIT_PAIRS = 3.5
+"""Deal pairs won twice by one side, per entry, below which (twins splitting more often
+than independent ones) the intervals are wider than needed."""
+WIDE_PAIRS_NOTE = (f"fewer than {FEW_UNSPLIT_PAIRS} deal pairs per entry whose twins did not split: the intervals are "
+                   "wider than needed (equal entries were held 97.5–100% of the time, not 95%; docs/league.md, "
+                   "Standings)")
+"""The table's note then: an entry's record beyond 50% is the count of pairs it won twice
+minus those it lost twice, too coarse for a 95% interval (bench/rating_coverage.py and
+bench/stats_validation.py (b), equal entries: twins splitting 3 in 4 held 0.994–0.997 at 4
+matches per pairing, 0.975–0.987 at 6–8 (1.5–3 such pairs per entry), 0.962–0.966 at 10
+(3.75); splitting 9 in 10, 0.98–1.00 up to 20 matches per pairing (3))."""
 
 
 @dataclass
@@ -125,7 +136,8 @@ class Standings:
     """(entry, its rating) when the scale is anchored to an entry (``[standings] anchor``);
     None: ratings centred on 1500."""
     note: str | None = None
-    """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`), or None."""
+    """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`,
+    :data:`WIDE_PAIRS_NOTE`), or None."""
 
     def ranks(self) -> list[int]:
         """Each entry's rank, in table order: entries with the same rating (to the 0.1 Elo
@@ -222,9 +234,7 @@ def compute_standings(
     table = {n: EntryStanding(n) for n in names}
     cross: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     rated: list[Match] = []
-    clusters: list[Hashable | None] = []
-    """Each rated match's deal pair: its two entries and its deal (in a duplicate league
-    the twins of a deal share it; in a plain one every match has a deal of its own)."""
+    clusters: list[Hashable | None] = []  # each rated match's deal pair: (its two entries, its deal)
     unadjusted = 0
     for rec in results:
         t = (rec["team0"], rec["team1"])
@@ -270,7 +280,20 @@ def compute_standings(
         e.prior_pull = SCALE * fit.pull.get(n, 0.0)
     # Exact ties (same rating to the 0.1 shown, same record) share a rank: Standings.ranks.
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
-    played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
-    few = any(0 < n < FEW_MATCHES for n in played)
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
-                     None if anchor is None else (anchor, anchor_rating), SMALL_SAMPLE_NOTE if few else None)
+                     None if anchor is None else (anchor, anchor_rating), _note(names, cross, rated, clusters, fit))
+
+
+def _note(names: Sequence[str], cross: dict[str, dict[str, int]], rated: Sequence[Match],
+          clusters: Sequence[Hashable | None], fit: RatingFit) -> str | None:
+    """What the intervals cannot promise (:data:`SMALL_SAMPLE_NOTE`, :data:`WIDE_PAIRS_NOTE`), or None."""
+    played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
+    notes = [SMALL_SAMPLE_NOTE] if any(0 < n < FEW_MATCHES for n in played) else []
+    winners: dict[Hashable, list[str]] = {}  # each deal pair's winners: one name twice when it did not split
+    for (t0, t1, score), cluster in zip(rated, clusters, strict=True):
+        if cluster is not None:
+            winners.setdefault(cluster, []).append(t0[0] if score == 1.0 else t1[0])
+    unsplit = sum(len(w) == 2 and w[0] == w[1] for w in winners.values())
+    if fit.pairs and fit.dispersion < 1.0 and 2 * unsplit < FEW_UNSPLIT_PAIRS * len(names):
+        notes.append(WIDE_PAIRS_NOTE)
+    return "; ".join(notes) or None

@@ -62,10 +62,14 @@ def test_a_perfect_score_is_not_made_more_precise() -> None:
         assert width(row(recs)) >= 0.99 * width(row(unpaired(recs))), n
 
 
-def test_few_pairs_stay_near_independent() -> None:
-    """Two pairs that split say little about the twins: the prior keeps the interval wide."""
+def test_few_pairs_are_not_taken_for_certainty() -> None:
+    """Two pairs that split say little about the twins: the prior of one expected split
+    (a uniform prior on how often twins split) reads them as splitting 3 times in 4, a
+    dispersion of 0.5 and an interval about √0.5 as wide as independent matches give, not
+    as twins that always split (no prior: dispersion 0.02, 48 Elo wide for 331)."""
     recs = twins([(1, 0), (0, 1)])
-    assert width(row(recs)) > 0.85 * width(row(unpaired(recs)))
+    assert compute_standings(["a", "b"], {}, recs).dispersion == pytest.approx(0.5)
+    assert width(row(recs)) > 0.65 * width(row(unpaired(recs)))
 
 
 def test_plain_league_and_records_without_deal_are_rated_as_independent() -> None:
