@@ -44,16 +44,14 @@ from arena.referee.player import (
     Turn,
 )
 from arena.remote.answers import decision_in
-from arena.remote.connection import SHUTDOWN_GRACE_S, SHUTDOWN_TIMEOUT_S, Connection
+from arena.remote.connection import Connection
 from arena.remote.encoder import EncodedRequest, RequestEncoder
 from arena.remote.freezer import Freezer
 from arena.remote.inbox import CLOSED, MAX_MESSAGE_BYTES
 from arena.remote.manifest import BotAddress, BotSpec
 from arena.remote.process import BotProcess
-from arena.remote.stream import END_GRACE_S, PLAY_METHOD, STOPPED_READING, PlayStream, StreamState
+from arena.remote.stream import PLAY_METHOD, STOPPED_READING, PlayStream, StreamState
 from arena.wire import convert as wire
-
-__all__ = ["END_GRACE_S", "SHUTDOWN_GRACE_S", "SHUTDOWN_TIMEOUT_S", "WRITE_TIMEOUT_S", "RemoteBot", "close_bots"]
 
 log = structlog.get_logger()
 

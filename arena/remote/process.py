@@ -15,7 +15,6 @@ import atexit
 import contextlib
 import os
 import signal
-import stat
 import subprocess
 import threading
 import time
@@ -25,9 +24,10 @@ import structlog
 from mus_sdk import handshake
 
 from arena.remote import sandbox as sb
+from arena.remote.announce import checked_target
 from arena.remote.manifest import BotManifest
 from arena.remote.output import STDERR_TAIL_LINES, BotOutput
-from arena.remote.untrusted import AddressRefused, loopback_host, printable
+from arena.remote.untrusted import printable
 
 log = structlog.get_logger()
 
@@ -157,7 +157,9 @@ class BotProcess:
             )
         try:
             announce = handshake.parse_line(line)
-            self.target = self._checked_target(announce)
+            assert self.confinement is not None
+            self.target = checked_target(announce, self.confinement, unix_socket=self.unix_socket,
+                                         strict=self.sandbox == sb.STRICT)
         except (handshake.HandshakeError, sb.SandboxError) as exc:
             self.stop(grace_s=0)
             # Not an announce line at all: most often the bot printed something of its own
@@ -170,42 +172,6 @@ class BotProcess:
         self.announce = announce
         log.debug("bot.announced", bot=m.name, process=self.label, address=announce.line())
         return self.announce
-
-    def _checked_target(self, announce: handshake.Announce) -> str:
-        """The gRPC target to reach the bot at ``announce``, if the arena may connect there.
-
-        A unix socket must be a plain name directly in the bot's private socket
-        directory, and a socket there (not a link): the arena connects to the path it
-        built, never to one the bot chose. A TCP address must be a loopback IP literal
-        (or ``localhost``, taken as 127.0.0.1): a name is never resolved, so a bot cannot
-        make the arena reach another machine (``localhost.attacker.example``).
-
-        Raises:
-            SandboxError: an address the arena refuses; the message says why.
-        """
-        jail = self.confinement
-        assert jail is not None
-        if announce.network == handshake.NETWORK_UNIX:
-            if not self.unix_socket:
-                raise sb.SandboxError("a unix socket, but the arena offered none (MUS_ARENA_SOCKET_DIR is unset)")
-            path = jail.socket_path(announce.address)
-            try:
-                mode = os.lstat(path).st_mode
-            except OSError as exc:
-                raise sb.SandboxError(f"no socket at {announce.address}: {exc.strerror or exc}") from None
-            if not stat.S_ISSOCK(mode):
-                raise sb.SandboxError(f"{announce.address} is not a socket (a link or a file)")
-            return f"unix:{path}"
-        if self.sandbox == sb.STRICT:
-            raise sb.SandboxError(
-                f"a TCP address under the strict sandbox, where bots have no network: serve on a unix socket in "
-                f"${handshake.SOCKET_DIR_ENV} ({jail.socket_dir_inside})"
-            )
-        host, _, port = announce.address.rpartition(":")
-        try:
-            return f"{loopback_host(host)}:{port}"
-        except AddressRefused as exc:
-            raise sb.SandboxError(str(exc)) from None
 
     # What the bot printed (its output's, :mod:`arena.remote.output`).
     @property
