@@ -18,7 +18,7 @@ LEVELS = {
     "engine": 0,      # the rules (arena/engine); mus_core below it is checked by test_architecture
     "boundedjson": 0,  # reading JSON that may be hostile, within limits (standard library only)
     "results": 1,     # JSON of the engine's results
-    "handlog": 1,     # reading and writing hand logs
+    "handlog": 1.5,   # the hand-log format: its records (with results' JSON) built, written and read
     "narrate": 1,     # a hand's events in words (the report, a human seat)
     "log_setup": 1,   # structlog's configuration
     "deprecation": 1,  # the one-line warnings for retired settings
