@@ -297,13 +297,27 @@ def descendants(pid: int) -> list[int]:
             continue
         for tid in tasks:
             try:
-                with open(f"/proc/{parent}/task/{tid}/children", encoding="ascii") as f:
-                    kids = [int(k) for k in f.read().split()]
+                kids = [int(k) for k in _read_small(f"/proc/{parent}/task/{tid}/children").split()]
             except (OSError, ValueError):
                 continue
             out.extend(kids)
             todo.extend(kids)
     return out
+
+
+def _read_small(path: str) -> bytes:
+    """The bytes of a small file, without a Python file object: a league freezes and
+    wakes every bot process around each match, each time reading one ``children`` file
+    per thread of the bot (a Python bot has about ten), and ``open()`` with its buffer
+    and decoder cost half of that (issue 30: 170 -> 85 µs per bot)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 class _Registry:
