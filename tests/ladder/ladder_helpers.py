@@ -6,12 +6,12 @@ whichever folder's conftest a test worker had imported first.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from typer.testing import CliRunner, Result
 
 from arena.cli.main import app
+from tests.league.test_procs import workers_of as referee_workers  # noqa: F401  (the one scan of /proc)
 
 REPO = Path(__file__).resolve().parents[2]
 TRIVIAL = REPO / "bench" / "bots" / "trivial"
@@ -61,21 +61,6 @@ def make_ladder(root: Path, settings: str = SETTINGS) -> Path:
     for name, bot in (("trivial", TRIVIAL), ("random", RANDOM), ("rulebot", RULEBOT)):
         ok("ladder", "add", ladder, name, bot)
     return ladder
-
-
-def referee_workers(pid: int) -> list[int]:
-    """The referee worker processes (``arena.league.procs``) whose parent is ``pid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if int(stat[1]) == pid and b"arena.league.procs" in cmdline and stat[0] != "Z":
-                found.append(int(entry))
-    return found
 
 
 def alive(pid: int) -> bool:
