@@ -12,9 +12,7 @@ the prior is one expected split, a uniform prior on how often twins split.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -55,16 +53,6 @@ def test_the_dispersion_estimate_is_nearly_unbiased_from_24_pairs(split: float, 
     assert abs(math.sqrt(estimate / true) - 1.0) < 0.05, estimate
     # With many pairs the prior no longer matters at all.
     assert expected_dispersion(200, split) == pytest.approx(true, abs=0.01)
-
-
-@pytest.fixture(scope="module")
-def sim() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rating_coverage", REPO / "bench" / "rating_coverage.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rating_coverage"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_equal_entries_with_twins_that_split_are_held_95_not_98(sim: ModuleType) -> None:

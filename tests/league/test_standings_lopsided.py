@@ -8,9 +8,7 @@ leagues)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -19,16 +17,6 @@ import pytest
 from arena.league.standings import compute_standings
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def sim() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rating_coverage", REPO / "bench" / "rating_coverage.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rating_coverage"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(("design", "size", "leagues"), [("plain", 4, 120), ("duplicate, luck", 10, 80)])
