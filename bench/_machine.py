@@ -101,7 +101,7 @@ def _write(path: str, value: str) -> None:
 
 def poll_us_arg(text: str) -> int:
     """``--poll-us`` for argparse: a polling window for the referee's event loop, in µs."""
-    from arena.referee.eventloop import MAX_POLL_US, check_poll_us  # the callers put arena on sys.path
+    from arena.runtime.eventloop import MAX_POLL_US, check_poll_us  # the callers put arena on sys.path
 
     try:
         return check_poll_us(int(text))

@@ -3,7 +3,7 @@
 Entry ``n0.30`` is rulebot (bots/rulebot) that, at each decision, plays a uniformly
 random legal action with probability 0.30 (as bots/random does) and rulebot's action
 otherwise: the more noise, the weaker (``n1.00`` is the random bot). Matches are played
-by the arena's referee (:func:`arena.referee.match.play_match`) with the bots in this
+by the arena's referee (:func:`arena.driver.match.play_match`) with the bots in this
 process (:class:`arena.players.InProcessBot`, through the same message conversion as
 over gRPC), no bot process and no network.
 
@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sdk"))
 
+from mus_core import Rules  # noqa: E402
 from mus_sdk import Action, Bot, MatchInfo, Observation  # noqa: E402
 
-from arena.engine import Rules  # noqa: E402
+from arena.driver.match import MatchConfig, play_match  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
-from arena.referee.match import MatchConfig, play_match  # noqa: E402
 
 NOISES = (0.0, 0.15, 0.3, 0.45, 0.6, 0.8)
 """The default field: six entries, from rulebot itself to one random decision in 1.25."""

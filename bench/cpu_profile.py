@@ -43,7 +43,7 @@ from scaling import LEAGUE, LEAGUES  # noqa: E402
 
 CHILD = """import json, sys
 from pathlib import Path
-from arena.log_setup import configure_logging
+from arena.common.log_setup import configure_logging
 from arena.league.config import load_league
 from arena.league.runner import run_league
 configure_logging("console", 0)
@@ -58,8 +58,8 @@ COMPONENTS: tuple[tuple[str, str], ...] = (
     (r"\(grpc/", "gRPC"),
     (r"\((?:arena/remote/encoder|arena/wire/)", "request encoding"),
     (r"\(mus_core/", "rules engine (mus_core)"),
-    (r"\(arena/remote/process|\(arena/league/pool", "bot processes (freeze, thaw)"),
-    (r"\(arena/handlog|\(arena/league/results_file|\(json/", "hand logs and results"),
+    (r"\(arena/remote/process|\(arena/runner/pool", "bot processes (freeze, thaw)"),
+    (r"\(arena/records/|\(arena/league/results_file|\(json/", "hand logs and results"),
     (r"\(mus_sdk/", "SDK conversions"),
     (r"\(bot\.py\)", "the bot's own code"),
     (r"\(selectors\.py\)", "asyncio loop (select)"),

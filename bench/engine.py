@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import machine
+from mus_core import Rules
 from mus_core.random_play import random_action
-
-from arena.engine import MusState, Rules
+from mus_core.state import MusState
 
 
 def run(seconds: float, rules: Rules, seed: int, clock: Callable[[], float] = time.perf_counter) -> tuple[int, int, int, float]:

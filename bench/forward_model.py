@@ -24,10 +24,11 @@ sys.path.insert(0, str(HERE.parent / "bots" / "search"))
 
 from _machine import machine  # noqa: E402
 from bot import Rollout  # type: ignore[import-not-found]  # noqa: E402
+from mus_core import Rules  # noqa: E402
 from mus_core.random_play import random_action  # noqa: E402
+from mus_core.state import MusState  # noqa: E402
 from mus_sdk.forward import StateSampler, play_out_hand  # noqa: E402
 
-from arena.engine import MusState, Rules  # noqa: E402
 from arena.wire.convert import observation_for  # noqa: E402
 
 

@@ -236,7 +236,7 @@ def bench_session_aio(
     stream per server opened by ``opening`` (no answer expected), then one ``request``
     at a time to each server in turn, each waiting for its answer. ``loop_factory``
     makes the client's event loop (the arena's, polling before it sleeps, is
-    ``arena.referee.eventloop.new_event_loop``); by default asyncio's plain loop."""
+    ``arena.runtime.eventloop.new_event_loop``); by default asyncio's plain loop."""
 
     async def main() -> float:
         channels = [grpc.aio.insecure_channel(a) for a in addresses]

@@ -62,12 +62,12 @@ CHILD = r"""
 import json, sys, threading, time
 from pathlib import Path
 cfg_path, out, jobs, reuse = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-import arena.league.runmatch as runmatch
+import arena.runner.match as runner_match
 from arena.league.config import load_league
 from arena.league.runner import run_league
 inside = [0.0]
 lock = threading.Lock()
-real = runmatch.play_match
+real = runner_match.play_match
 def timed(*a, **k):
     t0 = time.perf_counter()
     try:
@@ -75,7 +75,7 @@ def timed(*a, **k):
     finally:
         with lock:
             inside[0] += time.perf_counter() - t0
-runmatch.play_match = timed
+runner_match.play_match = timed
 config = load_league(cfg_path)
 kw = {} if reuse else {"reuse_processes": False}
 t0 = time.perf_counter()

@@ -4,7 +4,7 @@ Starts four trivial SDK bots once, then plays the same match (same seed) with ea
 variant in turn, round after round, so that each round compares the variants under the
 same load of this shared machine. The variants are the polling windows given, each
 with the referee preparing the next request ahead (the default) or not, or both
-(``--prepare-ahead both``: see arena/referee/match.py). Prints the machine, each
+(``--prepare-ahead both``: see arena/driver/match.py). Prints the machine, each
 variant's rates and the arena's CPU time per decision, each variant's paired ratios to
 the first, and as its last line a JSON object with the medians.
 
@@ -29,14 +29,14 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from _machine import busy_load, machine, poll_us_arg  # noqa: E402
+from mus_core import Rules  # noqa: E402
 from protocol import play  # noqa: E402
 
-from arena.engine import Rules  # noqa: E402
-from arena.referee.eventloop import process_cpus  # noqa: E402
-from arena.referee.match import MatchConfig  # noqa: E402
+from arena.driver.match import MatchConfig  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
-from arena.runtime import Runtime  # noqa: E402
+from arena.runtime.cpus import process_cpus  # noqa: E402
+from arena.runtime.settings import Runtime  # noqa: E402
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Measures in one run, each round measuring everything under the same conditions:
 
 * ``decisions_per_s``: decisions per second over a whole match (referee, engine,
   protobuf, gRPC stream and the bots' SDK all included) with the default settings of
-  ``mus match`` (:class:`arena.runtime.Runtime`: the system places the four bot
+  ``mus match`` (:class:`arena.runtime.settings.Runtime`: the system places the four bot
   processes and the referee, which polls ``--poll-us`` before it sleeps);
 * ``baseline_msgs_per_s``: raw gRPC message round trips per second on the same
   transport and shape, placed alike (by the system): four sync ``grpc.server``
@@ -12,13 +12,13 @@ Measures in one run, each round measuring everything under the same conditions:
   bidirectional stream each opened by an unanswered message (as the match start), then
   round trips to each in turn, with raw-byte payloads of a request's and a decision's
   size: no protobuf, no game. The client runs once on the referee's event loop
-  (polling, see arena/referee/eventloop.py) and once on a plain loop; each round takes
+  (polling, see arena/runtime/eventloop.py) and once on a plain loop; each round takes
   the faster (``baseline_msgs_per_s_by_loop`` gives both);
 * ``ratio`` (the median), ``ratios`` (every round's): the match over its baseline of
   the same round, and ``check``: whether every round reached the issue's bar (0.6 on a
   quiet machine, 0.5 under ``--load``);
 * ``prepared_ahead``: the share of the default match's decisions whose request the
-  referee had prepared while the previous seat thought (see arena/referee/match.py);
+  referee had prepared while the previous seat thought (see arena/driver/match.py);
 * ``decisions_per_s_strict``, ``strict_over_default``: the default match again with its
   bots under the strict sandbox (bubblewrap; arena/remote/sandbox.py), and the median of
   each round's ratio to the default profile's match; ``startup_s_per_match``: the
@@ -57,14 +57,14 @@ sys.path.insert(0, str(HERE.parent))
 
 import grpc_baseline as gb  # noqa: E402
 from _machine import busy_load, halt_poll, machine, poll_us_arg  # noqa: E402
+from mus_core import Rules  # noqa: E402
 
-from arena.engine import Rules  # noqa: E402
-from arena.referee.eventloop import new_event_loop  # noqa: E402
-from arena.referee.match import MatchConfig, MatchResult, play_match_async  # noqa: E402
+from arena.driver.match import MatchConfig, MatchResult, play_match_async  # noqa: E402
 from arena.remote import sandbox  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402
-from arena.runtime import DEFAULT_POLL_US, Runtime  # noqa: E402
+from arena.runtime.eventloop import new_event_loop  # noqa: E402
+from arena.runtime.settings import DEFAULT_POLL_US, Runtime  # noqa: E402
 
 TRIVIAL = HERE / "bots" / "trivial"
 BAR = {False: 0.6, True: 0.5}

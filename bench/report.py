@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import machine
+from mus_core import Rules
 
-from arena.engine import Rules
-from arena.handlog import HandLogWriter, match_header
+from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import MatchConfig, play_match
+from arena.records.handlog import HandLogWriter, match_header
 from arena.referee.player import SyncAdapter
 from arena.report import report_folder
 

@@ -3,7 +3,7 @@
 Plays the same matches (same seeds, the bundled deterministic bots) with this checkout
 and with another one (``--before``, e.g. a ``git worktree`` of an older commit), each
 with its own code (arena, SDK and bots), and compares the hand logs with every timing
-field left out (``arena.handlog.TIMING_FIELDS``, the header's ``run`` object among
+field left out (``arena.records.handlog.TIMING_FIELDS``, the header's ``run`` object among
 them, and the fields it replaced). Prints one line per match and, as its last line, a
 JSON summary; exits 1 if any log differs.
 
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.handlog import TIMING_FIELDS  # noqa: E402
+from arena.records.handlog import TIMING_FIELDS  # noqa: E402
 
 PAIRS = (("bots/rulebot", "bots/random"), ("bots/random", "bots/rulebot"), ("bots/rulebot", "bots/rulebot"))
 """Bot pairs played (each team: two processes of one bot); every one is deterministic

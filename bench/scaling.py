@@ -59,7 +59,7 @@ time_bank_ms = 600000
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
-from arena.log_setup import configure_logging
+from arena.common.log_setup import configure_logging
 from arena.league.config import load_league
 from arena.league.runner import run_league
 configure_logging("console", 0)
@@ -82,7 +82,7 @@ print(json.dumps({"wall_s": wall, "matches": len(run.results), "hands": sum(r["h
 def available_cpus() -> int:
     """The CPUs the arena may use here (affinity and cgroup quota)."""
     sys.path.insert(0, str(ROOT))
-    from arena.referee.eventloop import process_cpus
+    from arena.runtime.cpus import process_cpus
 
     return process_cpus()
 

@@ -51,13 +51,13 @@ sys.path.insert(0, str(HERE.parent))
 
 import rating_coverage  # noqa: E402
 from _machine import machine  # noqa: E402
+from mus_core import Rules  # noqa: E402
 from mus_sdk import Bot, Decision, MatchInfo, Observation  # noqa: E402
 from strength import load_bot_class as _load  # noqa: E402
 
-from arena.engine import Rules  # noqa: E402
+from arena.driver.match import MatchConfig, play_match  # noqa: E402
 from arena.league.standings import compute_standings, effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
-from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.referee.player import SyncAdapter  # noqa: E402
 
 BOTS = HERE.parent / "bots"

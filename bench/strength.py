@@ -41,12 +41,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from _machine import machine  # noqa: E402
+from mus_core import Rules  # noqa: E402
 from mus_sdk import Bot  # noqa: E402
 
-from arena.engine import Rules  # noqa: E402
+from arena.driver.match import MatchConfig, play_match  # noqa: E402
 from arena.league.standings import effective_stones  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
-from arena.referee.match import MatchConfig, play_match  # noqa: E402
 from arena.referee.player import SyncAdapter  # noqa: E402
 from arena.remote.client import RemoteBot  # noqa: E402
 from arena.remote.manifest import load_manifest  # noqa: E402

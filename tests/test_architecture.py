@@ -53,25 +53,34 @@ def test_mus_core_imports_stdlib_only() -> None:
 
 ENGINE_IN_MUS_CORE = ("state.py", "forward.py", "random_play.py")
 """The engine's state machine and its forward model live in sdk/mus_core (shipped with the
-SDK so that bots search with the referee's own rules); arena/engine re-exports them."""
+SDK so that bots search with the referee's own rules); the arena imports them from there,
+and has no engine package of its own (test_the_arena_has_no_second_engine)."""
 
 
 def test_engine_imports_stdlib_and_mus_core_only() -> None:
-    """The engine (sdk/mus_core/state.py and its forward model, and arena/engine, which
-    re-exports them): the standard library and mus_core only, and no I/O, clock or logging
-    modules."""
+    """The engine (sdk/mus_core/state.py and its forward model): the standard library and
+    mus_core only, and no I/O, clock or logging modules."""
     engine = [ROOT / "sdk" / "mus_core" / name for name in ENGINE_IN_MUS_CORE]
     assert all(p.exists() for p in engine), engine
-    for path in [*engine, *_files("arena/engine")]:
+    for path in engine:
         for name in _imports(path):
             top = name.split(".")[0]
-            if top == "arena":
-                assert name.startswith("arena.engine"), f"{path.name} imports {name}"
-                continue
             if top == "mus_core":
                 continue
             assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {name}"
             assert top not in FORBIDDEN_IN_ENGINE, f"{path.name} imports {name}"
+
+
+def test_the_arena_has_no_second_engine() -> None:
+    """One engine: nothing in the arena defines or re-exports the rules under another name
+    (an ``arena/engine`` re-export once made two import paths for one class)."""
+    assert not (ROOT / "arena" / "engine").exists()
+    for path in _files("arena"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mus_core"):
+                assert all(a.name != "*" for a in node.names), f"{path} re-exports mus_core with *"
+            if isinstance(node, ast.ClassDef):
+                assert node.name != "MusState", f"{path} defines a second MusState"
 
 
 def test_nothing_imports_the_cli() -> None:
@@ -96,11 +105,14 @@ def test_sdk_does_not_import_the_arena() -> None:
 
 
 def test_referee_does_not_import_transports() -> None:
-    """The referee sees players only through its Player protocol: no gRPC, no processes."""
+    """arena/referee is pure, as the engine is: it sees players only through its Player
+    protocol (no gRPC, no processes), and has no event loop, clock, I/O or logging (the
+    asyncio driver is arena/driver; the loops and CPUs are arena/runtime)."""
     for path in _files("arena/referee"):
         for name in _imports(path):
             top = name.split(".")[0]
             assert top not in ("grpc", "subprocess", "typer", "mus", "mus_sdk"), f"{path} imports {name}"
+            assert top not in FORBIDDEN_IN_ENGINE - {"mus_sdk"}, f"{path} imports {name}"
             assert not name.startswith(("arena.remote", "arena.league", "arena.players")), f"{path} imports {name}"
 
 
@@ -112,9 +124,9 @@ def test_the_session_is_pure_and_below_the_player_protocol() -> None:
         found = _imports(referee / name)
         assert "asyncio" not in found, f"arena/referee/{name} imports asyncio"
     player = _imports(referee / "player.py")
-    assert not {"arena.referee.session", "arena.referee.match"} & player, player
+    assert not {"arena.referee.session", "arena.driver.match"} & player, player
     # The hand-log format (one module builds, writes and reads it) sits below the session.
-    handlog = _imports(ROOT / "arena" / "handlog.py")
+    handlog = _imports(ROOT / "arena" / "records" / "handlog.py")
     assert not [n for n in handlog if n.startswith(("arena.referee", "arena.league", "arena.cli"))], handlog
 
 

@@ -15,29 +15,23 @@ ROOT = Path(__file__).resolve().parent.parent
 ARENA = ROOT / "arena"
 
 LEVELS = {
-    "engine": 0,      # the rules (arena/engine); mus_core below it is checked by test_architecture
-    "boundedjson": 0,  # reading JSON that may be hostile, within limits (standard library only)
-    "results": 1,     # JSON of the engine's results
-    "handlog": 1.5,   # the hand-log format: its records (with results' JSON) built, written and read
-    "narrate": 1,     # a hand's events in words (the report, a human seat)
-    "log_setup": 1,   # structlog's configuration
-    "deprecation": 1,  # the one-line warnings for retired settings
-    "check_again": 1,  # mus check step 9's comparison of two plays of a match (hand records)
+    # mus_core (sdk/mus_core: the engine and the game's vocabulary) is below all of these;
+    # tests/test_architecture.py checks it
+    "common": 0,      # bounded JSON reading, retired-setting warnings, logging setup
+    "records": 1,     # a hand's results as JSON, the hand-log format, its events in words
     "wire": 1,        # engine values <-> protobuf messages
-    "referee": 2,     # the match session and its driver
-    "replay": 2,      # re-playing a hand log through the engine
-    "scenario_script": 1,  # a scenario's cards and action script as written
-    "scenario": 2,    # scenario files
-    "remote": 3,      # bot processes, the sandbox, the gRPC client and encoder
-    "players": 3,     # in-process players
-    "runtime": 4,     # how matches run for speed
-    "replay_against": 4,  # mus replay --against (and the bot process mus check shares)
-    "check": 5,       # mus check
-    "league": 5,      # leagues and run_match
-    "report": 6,      # the HTML report and the terminal's hand view (reads logs, leagues' outputs)
-    "ladder": 7,      # ladders: their database, matchmaking, leaderboard (uses leagues and the report)
-    "cli": 8,         # the mus command
-    "__main__": 9,
+    "referee": 2,     # the pure match session, the Player protocol, the default actions
+    "runtime": 3,     # event loops, the CPUs the arena may use, the runtime settings
+    "driver": 4,      # plays a session against Players on an asyncio loop
+    "remote": 4,      # bot processes, the sandbox, the gRPC client and encoder
+    "players": 4,     # in-process players (random, a human at a terminal, SDK bots)
+    "runner": 5,      # run_match (one match, entries to a sealed hand log) and the process pool
+    "tools": 6,       # mus check, replay, replay --against, scenarios
+    "league": 6,      # leagues, their folders, executors, standings, SPRT
+    "report": 7,      # the HTML report and the terminal's hand view (reads logs, leagues' outputs)
+    "ladder": 8,      # ladders: their database, matchmaking, leaderboard (uses leagues and the report)
+    "cli": 9,         # the mus command
+    "__main__": 10,
 }
 
 

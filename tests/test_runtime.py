@@ -1,4 +1,4 @@
-"""The runtime seam (arena/runtime.py): one object, validated when built, one ``run``
+"""The runtime seam (arena/runtime/settings.py): one object, validated when built, one ``run``
 object in the hand log's header; and the settings it replaced, still accepted with one
 deprecation warning each (a manifest's share_cpu, --affinity, --bot-cpus, --spin-us; a
 league file's bot_cpus and spin_us are in tests/league/test_league.py)."""
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import structlog
 
-from arena import deprecation
-from arena.deprecation import DEPRECATED_IN, REMOVED_IN
+from arena.common import deprecation
+from arena.common.deprecation import DEPRECATED_IN, REMOVED_IN
 from arena.remote.manifest import load_manifest
-from arena.runtime import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
+from arena.runtime.settings import DEFAULT_POLL_US, MAX_POLL_US, Runtime, command_line
 
 REPO = Path(__file__).resolve().parents[1]
 GRPC = {"grpc_experiments": os.environ.get("GRPC_EXPERIMENTS")}
@@ -80,7 +80,7 @@ def test_the_bundled_bots_no_longer_say_share_cpu() -> None:
 
 def test_each_warning_names_the_release_that_removes_it_as_the_policy_says() -> None:
     """The warnings say when the retired settings go (``removed_in``), and the table of
-    docs/compatibility.md gives each of them the same releases as arena.deprecation."""
+    docs/compatibility.md gives each of them the same releases as arena.common.deprecation."""
     with structlog.testing.capture_logs() as logs:
         command_line("auto", "2-3", 0)
     assert [e["removed_in"] for e in deprecations(logs)] == [REMOVED_IN] * 3

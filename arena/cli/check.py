@@ -29,7 +29,7 @@ def check(
     2, 8 and 9, and must serve four Play streams at once (it plays all four seats).
     Exit codes: 0 all steps pass (warnings included); 1 a step failed; 2 no such bot.
     """
-    from arena.check import run_check
+    from arena.tools.check import run_check
 
     require_sandbox(sandbox)  # exits 2 with what is missing
     try:

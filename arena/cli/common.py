@@ -34,7 +34,7 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
 def malformed_log(path: object) -> Iterator[None]:
     """Exit 2 with one line naming ``path`` when reading its log (or league file) breaks
     on a value no arena writes. The readers check the records' types
-    (:mod:`arena.handlog`); this is the net under them for what the checks do not cover
+    (:mod:`arena.records.handlog`); this is the net under them for what the checks do not cover
     (a rules table with an impossible value), so a hostile file never ends in a traceback."""
     try:
         yield

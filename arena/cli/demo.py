@@ -6,10 +6,11 @@ import random
 from typing import Annotated
 
 import typer
+from mus_core import Rules
 from mus_core.random_play import random_action
+from mus_core.state import MusState
 
-from arena.engine import MusState, Rules
-from arena.scenario import format_result
+from arena.tools.scenario import format_result
 
 
 def demo(

@@ -38,7 +38,7 @@ from arena.league.folder import seed_line
 from arena.league.runner import LeagueError, LeagueRun, run_league
 from arena.league.secret import SECRET_FILE, LeagueSecret
 from arena.remote.process import stop_all_bots
-from arena.runtime import command_line
+from arena.runtime.settings import command_line
 
 
 def ray_without_address(args: Sequence[str], operand: Callable[[str], bool] = os.path.isfile) -> list[str]:
@@ -83,7 +83,7 @@ def league(
     seed: Annotated[str | None, typer.Option(metavar="SEED", help="The league seed, to reproduce a league: a non-negative integer below 2**256, decimal or 0x-hex (replaces the file's seed). Default: the file's seed, else a random 128-bit secret, printed after the run. A chosen seed can be guessed: not for competitions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted league in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress: on a terminal a bar (matches done/total, elapsed, ETA, leaders) and a line per finished match; otherwise a plain line per match. --no-progress: only the standings at the end.")] = True,
-    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.deprecation).
+    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.common.deprecation).
     affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,

@@ -14,7 +14,7 @@ import typer
 
 from arena import __version__
 from arena.cli import check, demo, ladder, league, match, play, replay, report, scenario, sprt, watch
-from arena.log_setup import LOG_FORMATS, configure_logging
+from arena.common.log_setup import LOG_FORMATS, configure_logging
 
 app = typer.Typer(
     name="mus",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from mus_core import Rules
 
 from arena.cli.common import (
     EXIT_BAD_INPUT,
@@ -23,18 +24,17 @@ from arena.cli.common import (
     warn_given_seed,
 )
 from arena.cli.progress import match_start_failures, print_start_failures
-from arena.engine import Rules
+from arena.driver.match import MatchConfig
 from arena.league.folder import seed_line
-from arena.league.runmatch import MatchOutcome, OutFolderError, Seating, prepare_match_folder, run_match
 from arena.league.secret import SECRET_BITS, write_secret
-from arena.referee.match import MatchConfig
 from arena.remote import grants
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import stop_all_bots
 from arena.remote.readable import readability_problem
 from arena.remote.sandbox import STRICT
 from arena.report.watch import Watching
-from arena.runtime import DEFAULT_POLL_US, Runtime, command_line
+from arena.runner.match import MatchOutcome, OutFolderError, Seating, prepare_match_folder, run_match
+from arena.runtime.settings import DEFAULT_POLL_US, Runtime, command_line
 
 
 def load_rules(path: Path | None, overrides: dict[str, object]) -> Rules:
@@ -67,7 +67,7 @@ def match(
     max_faults: Annotated[int, typer.Option(min=0, help="Faults after which a team forfeits (0 = never).")] = 5,
     match_id: Annotated[str | None, typer.Option(help="Name of the match (and its log file).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.deprecation).
+    # retired (REMOVED_IN): --affinity, --bot-cpus, --spin-us (arena.common.deprecation).
     affinity: Annotated[str | None, typer.Option("--affinity", hidden=True, help="Deprecated, ignored.")] = None,
     bot_cpus: Annotated[str | None, typer.Option("--bot-cpus", hidden=True, help="Deprecated, ignored.")] = None,
     spin_us: Annotated[int | None, typer.Option("--spin-us", hidden=True, help="Deprecated.")] = None,

@@ -13,14 +13,14 @@ import typer
 
 from arena.cli.common import EXIT_INTERRUPTED, fail, seed_option
 from arena.cli.match import load_rules
-from arena.league.runmatch import Seating, run_match
+from arena.driver.match import MatchConfig
 from arena.league.secret import SECRET_BITS
 from arena.players.human import HumanPlayer, InputClosed, LineReader
-from arena.referee.match import MatchConfig
 from arena.referee.player import Player, SyncAdapter
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotSpec, ManifestError, parse_bot_spec
 from arena.remote.process import BotStartError, stop_all_bots
+from arena.runner.match import Seating, run_match
 
 DAY_MS = 24 * 3600 * 1000
 

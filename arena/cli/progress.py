@@ -29,11 +29,11 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from arena.handlog import HandLogError, iter_records
 from arena.league.executor import ClusterStatus
-from arena.league.runmatch import MatchOutcome, seat_start_errors
 from arena.league.runner import StartFailure
+from arena.records.handlog import HandLogError, iter_records
 from arena.remote.untrusted import printable
+from arena.runner.match import MatchOutcome, seat_start_errors
 
 
 def _clock(seconds: float) -> str:

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import EXIT_FAILURE, fail, malformed_log
-from arena.handlog import HandLog, HandLogError, read_log
-from arena.replay import format_hand, replay, verify
+from arena.records.handlog import HandLog, HandLogError, read_log
+from arena.tools.replay import format_hand, replay, verify
 
 
 def replay_cmd(
@@ -50,7 +50,7 @@ def _run(log: HandLog, log_file: Path, hand: int | None, seat: int | None, check
     if against is not None:
         if seat is None:
             fail("--against needs --seat (whose decisions to re-send)")
-        from arena.replay_against import replay_against
+        from arena.tools.replay_against import replay_against
 
         try:
             report = replay_against(log, seat, against)

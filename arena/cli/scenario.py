@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena import scenario as scen
+from arena.tools import scenario as scen
 
 
 def scenario(

@@ -43,11 +43,11 @@ from arena.cli.common import (
 from arena.cli.match import load_rules
 from arena.cli.progress import match_line, print_start_failures
 from arena.league.folder import seed_line
-from arena.league.runmatch import MatchOutcome, start_failed_seats
 from arena.league.runner import LeagueError, run_league, start_failures
 from arena.league.secret import SECRET_FILE, LeagueSecret
 from arena.league.sprt_run import NEW, OLD, VERDICT_FILE, SprtError, SprtRun, fmt_elo, settings_for
 from arena.remote.process import stop_all_bots
+from arena.runner.match import MatchOutcome, start_failed_seats
 
 
 class SprtProgress:

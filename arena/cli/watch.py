@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import EXIT_INTERRUPTED, fail, malformed_log
-from arena.handlog import HandLogError
+from arena.records.handlog import HandLogError
 from arena.report.watch import IDLE_S, WatchError, newest_log, watch
 
 

@@ -27,12 +27,12 @@ from arena.ladder.settings import for_match
 from arena.ladder.store import LadderError
 from arena.league.config import ClusterConfig
 from arena.league.executor import LocalExecutor, MatchExecutor
-from arena.league.pool import MAX_MATCHES, ProcessPool
 from arena.league.procs import ProcessExecutor, worker_setup
 from arena.league.results_file import LeagueError
-from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch
 from arena.remote.manifest import BotSpec
+from arena.runner.match import MatchOutcome
+from arena.runner.pool import MAX_MATCHES, ProcessPool
 
 if TYPE_CHECKING:  # Ray is an optional dependency: imported only by a run with --ray
     from arena.league.cluster import RayCluster

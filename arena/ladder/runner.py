@@ -37,16 +37,16 @@ from arena.ladder.folder import Ladder, open_ladder, tree_digest
 from arena.ladder.matchmaking import estimates, meetings, narrow_enough, plan_pairs
 from arena.ladder.settings import for_match, granted
 from arena.ladder.store import LadderError, Version
-from arena.league.cores import league_jobs
 from arena.league.executor import ClusterFault, MatchExecutor
 from arena.league.folder import folder_lock
 from arena.league.loop import play_scheduled
-from arena.league.pool import ProcessPool
-from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch, derive_seed
 from arena.league.standings import Standings, compute_standings
 from arena.remote import sandbox
 from arena.remote.manifest import BotSpec, ManifestError, load_spec
+from arena.runner.match import MatchOutcome
+from arena.runner.pool import ProcessPool
+from arena.runtime.cpus import league_jobs
 
 log = structlog.get_logger()
 
@@ -127,7 +127,7 @@ def run_ladder(path: Path, limits: Limits, *, jobs: int | None = None, stop: thr
     """Run the ladder in ``path`` until ``limits`` (or ``stop``): see the module.
 
     ``jobs``: matches at once (default: the settings' ``jobs``, else one per CPU, as a
-    league's: :func:`arena.league.cores.league_jobs`); with ``ray`` (a cluster's address,
+    league's: :func:`arena.runtime.cpus.league_jobs`); with ``ray`` (a cluster's address,
     as ``mus league --ray``) the matches are Ray tasks and ``jobs`` caps those in flight
     (default: as many as the cluster holds). ``on_match(record, seq)`` after each saved
     match (in this thread).

@@ -17,16 +17,16 @@ from typing import Any
 
 import structlog
 
+from arena.driver.match import MatchConfig
 from arena.league.config import LeagueConfig
-from arena.league.runmatch import (
+from arena.league.schedule import ScheduledMatch
+from arena.runner.match import (
     MatchOutcome,
     Seating,
     not_started_result,
     seat_start_errors,
     start_failed_seats,
 )
-from arena.league.schedule import ScheduledMatch
-from arena.referee.match import MatchConfig
 
 GIVE_UP_AFTER = 3
 """Matches in a row in which an entry's bot failed to start, after which a run stops

@@ -3,9 +3,9 @@
 The driver (``mus league``) keeps everything it keeps locally: the league's secret, the
 results key, ``results.jsonl``, the standings and ``--resume``. Each match is one Ray
 task (:func:`~arena.league.cluster_worker.play_match_task`) that gets only what its match needs: its own seed (in its
-:class:`~arena.referee.match.MatchConfig`), the rules, the seats' entries and the packed
+:class:`~arena.driver.match.MatchConfig`), the rules, the seats' entries and the packed
 folders of its bots (:mod:`arena.league.bundle`). The task plays the match on its worker
-with :func:`~arena.league.runmatch.run_match`, exactly as a local job does, in a private
+with :func:`~arena.runner.match.run_match`, exactly as a local job does, in a private
 folder of the worker process, and returns the hand log's bytes, the outcome and what the
 bots wrote to stdout and stderr; the driver writes them into its own folder and records
 the match (:class:`RayExecutor`). A worker never writes into the driver's folder.
@@ -35,15 +35,15 @@ from typing import Any
 
 import structlog
 
+from arena.driver.match import MatchConfig
 from arena.league import bundle
 from arena.league.cluster_worker import MatchTask, WorkerResult, WorkerUnfit, play_match_task
 from arena.league.config import ClusterConfig, LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, MatchExecutor
 from arena.league.results_file import LeagueError
-from arena.league.runmatch import MatchOutcome, Seating
 from arena.league.schedule import ScheduledMatch
-from arena.referee.match import MatchConfig
 from arena.remote.manifest import BotManifest, Limits
+from arena.runner.match import MatchOutcome, Seating
 
 log = structlog.get_logger()
 

@@ -1,6 +1,6 @@
 """The worker side of a league on Ray (:mod:`arena.league.cluster`): what a task is
 given (:class:`MatchTask`: nothing of the league's secret), what it plays it with
-(:func:`play_match_task`, :func:`~arena.league.runmatch.run_match` in a private folder
+(:func:`play_match_task`, :func:`~arena.runner.match.run_match` in a private folder
 of the worker process, the bot processes kept there between matches), and what it hands
 back (:class:`WorkerResult`). A worker never writes into the driver's folder.
 """
@@ -22,14 +22,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from arena.driver.match import MatchConfig, MatchResult
 from arena.league import bundle
-from arena.league.pool import ProcessPool
-from arena.league.runmatch import Seating, run_match
-from arena.referee.match import MatchConfig, MatchResult
 from arena.remote import sandbox
 from arena.remote.manifest import BotManifest, Limits
 from arena.remote.output import LOG_CAP_BYTES
-from arena.runtime import Runtime
+from arena.runner.match import Seating, run_match
+from arena.runner.pool import ProcessPool
+from arena.runtime.settings import Runtime
 
 
 class WorkerUnfit(RuntimeError):
@@ -55,7 +55,7 @@ class MatchTask:
     runtime: Runtime
     sandbox: str
     reuse: bool
-    """Keep bot processes in the worker process for its next matches (arena.league.pool)."""
+    """Keep bot processes in the worker process for its next matches (arena.runner.pool)."""
     max_process_matches: int
 
 
@@ -78,7 +78,7 @@ class WorkerResult:
     """The worker's folder for bot logs: its paths in messages become the driver's."""
     node: str
     play_s: float
-    """Seconds in :func:`~arena.league.runmatch.run_match` (starting bots, refereeing)."""
+    """Seconds in :func:`~arena.runner.match.run_match` (starting bots, refereeing)."""
     task_s: float
     """Seconds in the whole task."""
 

@@ -56,8 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.deprecation import deprecated
-from arena.engine import SEED_LIMIT, Rules
+from mus_core import Rules
+from mus_core.state import SEED_LIMIT
+
+from arena.common.deprecation import deprecated
 from arena.league.config_tables import ClusterConfig as ClusterConfig
 from arena.league.config_tables import FileFields, cluster_table, granted, standings_table
 from arena.league.config_tables import LeagueConfigError as LeagueConfigError
@@ -65,7 +67,13 @@ from arena.league.config_tables import check_cluster_address as check_cluster_ad
 from arena.remote.manifest import BotManifest, BotSpec, ManifestError, parse_bot_spec
 from arena.remote.readable import readability_problem
 from arena.remote.sandbox import PROFILES, STRICT, check_profile
-from arena.runtime import DEFAULT_POLL_US, IGNORED_PLACEMENT, MAX_POLL_US, Runtime, legacy_spin_us_instead
+from arena.runtime.settings import (
+    DEFAULT_POLL_US,
+    IGNORED_PLACEMENT,
+    MAX_POLL_US,
+    Runtime,
+    legacy_spin_us_instead,
+)
 
 _SEED_TEXT = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")
 
@@ -114,14 +122,14 @@ class LeagueConfig:
     time_bank_ms: int = 120_000
     max_faults: int = 5
     jobs: int | None = None
-    """Matches in parallel; None: as many as this machine holds (:mod:`arena.league.cores`)."""
+    """Matches in parallel; None: as many as this machine holds (:mod:`arena.runtime.cpus`)."""
     runtime: Runtime = field(default_factory=Runtime)
-    """How the matches are run for speed (:mod:`arena.runtime`)."""
+    """How the matches are run for speed (:mod:`arena.runtime.settings`)."""
     sandbox: str = "default"
     """The isolation profile of the bot processes (:mod:`arena.remote.sandbox`)."""
     fresh_processes: bool = False
     """Start every seat's process for its match and stop it after, for every entry
-    (default: each job keeps processes across matches, :mod:`arena.league.pool`)."""
+    (default: each job keeps processes across matches, :mod:`arena.runner.pool`)."""
     cluster: ClusterConfig | None = None
     """Run the matches on a Ray cluster (:mod:`arena.league.cluster`); None: on this machine."""
     anchor: str | None = None

@@ -15,9 +15,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.league.pool import PoolWorkers, ProcessPool
-from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch
+from arena.runner.match import MatchOutcome
+from arena.runner.pool import PoolWorkers, ProcessPool
 
 
 class ClusterFault(RuntimeError):
@@ -102,7 +102,7 @@ class MatchExecutor(Protocol):
 
 class LocalExecutor:
     """``jobs`` worker threads of this machine, each with its process pool
-    (:class:`~arena.league.pool.PoolWorkers`)."""
+    (:class:`~arena.runner.pool.PoolWorkers`)."""
 
     def __init__(self, jobs: int, play: Callable[[ProcessPool | None, ScheduledMatch], MatchOutcome],
                  make_pool: Callable[[], ProcessPool | None]) -> None:

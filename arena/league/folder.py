@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena import boundedjson
+from arena.common import boundedjson
 from arena.league.config import LeagueConfig
 from arena.league.results_file import RESULTS_FILE, LeagueError, ResultsCheck, canonical, read_results
 from arena.league.schedule import ScheduledMatch, schedule

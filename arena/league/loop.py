@@ -18,18 +18,18 @@ from typing import Any
 
 import structlog
 
+from arena.driver.match import MatchConfig
 from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, MatchExecutor
-from arena.league.pool import PoolKey, ProcessPool
 from arena.league.procs import ProcessExecutor
 from arena.league.results_file import LeagueError, ResultsWriter
-from arena.league.runmatch import MatchOutcome, Seating, run_match
 from arena.league.schedule import ScheduledMatch, schedule
 from arena.league.secret import LeagueSecret
 from arena.league.standings import Standings, compute_standings
-from arena.referee.match import MatchConfig
 from arena.remote import sandbox
+from arena.runner.match import MatchOutcome, Seating, run_match
+from arena.runner.pool import PoolKey, ProcessPool
 
 log = structlog.get_logger()
 

@@ -4,7 +4,7 @@ N matches on up to N cores.
 One Python process refereeing every match in flight (worker threads) holds one core and
 one GIL, however many the machine has. :class:`ProcessExecutor` starts ``jobs`` referee
 worker processes instead (``spawn``: a fresh interpreter, never a ``fork`` of the
-threaded arena), each with its own bot-process pool (:mod:`arena.league.pool`), and
+threaded arena), each with its own bot-process pool (:mod:`arena.runner.pool`), and
 gives each one match at a time; the league loop (:mod:`arena.league.loop`) stays in
 the arena's process and alone writes ``results.jsonl`` and the standings, exactly as
 with threads. Each worker writes its match's hand log into the league's ``logs/`` and
@@ -45,13 +45,13 @@ from typing import Any
 
 import structlog
 
+from arena.common.log_setup import LogFormat, configure_logging, current_logging
 from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, own_cpu
-from arena.league.pool import ProcessPool
-from arena.league.runmatch import MatchOutcome
 from arena.league.schedule import ScheduledMatch
-from arena.log_setup import LogFormat, configure_logging, current_logging
-from arena.referee.eventloop import share_cpus_with
+from arena.runner.match import MatchOutcome
+from arena.runner.pool import ProcessPool
+from arena.runtime.eventloop import share_cpus_with
 
 log = structlog.get_logger()
 

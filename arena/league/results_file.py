@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from arena import boundedjson
+from arena.common import boundedjson
 from arena.league.schedule import ScheduledMatch
 
 RESULTS_FILE = "results.jsonl"
@@ -55,7 +55,7 @@ class ResultsCheck:
 def read_results(path: Path, check: ResultsCheck | None = None) -> list[dict[str, Any]]:
     """The finished matches in ``results.jsonl``, the file left untouched: each line's
     record without its integrity fields (``league``, ``mac``), so that two runs of one
-    seed give equal records (timing fields aside: :func:`arena.handlog.untimed`).
+    seed give equal records (timing fields aside: :func:`arena.records.handlog.untimed`).
 
     Every line must be a whole JSON object with a ``match_id``, and not repeat a match;
     with ``check``, also carry a valid MAC for this league and name a match of its
@@ -72,7 +72,7 @@ def read_results(path: Path, check: ResultsCheck | None = None) -> list[dict[str
     seen: dict[str, int] = {}
     with open(path, "rb") as f:
         # Split on "\n" only (binary lines): a stray "\r" inside a damaged line must not
-        # make two lines of it. Each line is read within arena.boundedjson's limits.
+        # make two lines of it. Each line is read within arena.common.boundedjson's limits.
         for line in boundedjson.lines(f):
             problem = _line_problem(line, check, seen)
             if problem is not None:

@@ -20,21 +20,21 @@ from typing import Any
 import structlog
 
 from arena.league.config import LeagueConfig
-from arena.league.cores import league_jobs
 from arena.league.executor import ClusterStatus, CpuUse, LocalExecutor, MatchExecutor
 from arena.league.folder import league_identity, league_lock, make_folder, prepare_output
 from arena.league.loop import LeagueLoop, write_standings
-from arena.league.pool import MAX_MATCHES
 from arena.league.procs import ProcessExecutor, worker_setup
 from arena.league.results_file import RESULTS_FILE, ResultsWriter, read_results
 from arena.league.results_file import (
     LeagueError as LeagueError,  # re-exported: the league's error, raised from here too
 )
-from arena.league.runmatch import MatchOutcome, seat_start_errors, start_failed_seats
 from arena.league.schedule import duplicate_caveat
 from arena.league.secret import LeagueSecret
 from arena.league.standings import Standings
 from arena.remote import sandbox
+from arena.runner.match import MatchOutcome, seat_start_errors, start_failed_seats
+from arena.runner.pool import MAX_MATCHES
+from arena.runtime.cpus import league_jobs
 
 log = structlog.get_logger()
 
@@ -132,7 +132,7 @@ def run_league(
     every second with the nodes and the matches in flight.
 
     ``reuse_processes``: each job keeps the bot processes of its finished matches for
-    its next matches of the same entries (:mod:`arena.league.pool`: never a deal a
+    its next matches of the same entries (:mod:`arena.runner.pool`: never a deal a
     process has played, never after a fault, at most ``max_process_matches`` matches
     each); False (or the configuration's ``fresh_processes``) starts every seat's
     process for its match and stops it after.

@@ -20,7 +20,8 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from arena.engine import MusCorrido
+from mus_core import MusCorrido
+
 from arena.league.config import LeagueConfig
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import boundedjson
+from arena.common import boundedjson
 from arena.league.config import parse_seed
 from arena.league.results_file import LeagueError
 

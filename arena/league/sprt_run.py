@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import boundedjson
-from arena.engine import Rules
+from mus_core import Rules
+
+from arena.common import boundedjson
 from arena.league.config import Entry, LeagueConfig
 from arena.league.sprt import PairTracker, SprtParams, Verdict
 from arena.remote import grants

@@ -37,7 +37,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena.engine import Rules
+from mus_core import Rules
+
 from arena.league.rating import (
     DISPERSION_PRIOR_SPLITS,
     INTERVAL_PRIOR,
@@ -50,7 +51,7 @@ from arena.league.rating import (
     pairing_dispersion,
     twin_excess,
 )
-from arena.league.runmatch import start_failed_seats
+from arena.runner.match import start_failed_seats
 
 __all__ = ["DISPERSION_PRIOR_SPLITS", "INTERVAL_PRIOR", "PRIOR_MATCHES", "SCALE", "Z95", "EntryStanding", "Match",
            "RatingFit", "Standings", "compute_standings", "effective_stones", "fit_rating_model", "fit_ratings",

@@ -18,23 +18,24 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-from arena.engine import (
+from mus_core import (
     Action,
     DiscardRange,
     EnvidoRange,
     EventKind,
     HandResult,
     LegalAction,
-    Observation,
     Sena,
     discard,
     envido,
     format_cards,
     is_in,
 )
-from arena.narrate import bet_text, event_text
+from mus_core.state import Observation
+
+from arena.records.narrate import bet_text, event_text
+from arena.records.results import format_result
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, MatchEndInfo, MatchStartInfo
-from arena.results import format_result
 
 _EOF = object()
 

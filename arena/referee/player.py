@@ -2,7 +2,7 @@
 
 A :class:`Player` is anything that can take a seat: a bot process over gRPC
 (``arena.remote``), an SDK bot in-process (``arena.players``), or a test double. Its
-methods are coroutines, awaited by the driver (:mod:`arena.referee.match`) on its event
+methods are coroutines, awaited by the driver (:mod:`arena.driver.match`) on its event
 loop. A player written with plain methods (in-process bots, a human at a terminal) is a
 :class:`SyncPlayer` and takes a seat through :class:`SyncAdapter`, as python-chess's
 ``SimpleEngine`` wraps its async core the other way round. A seat behind a transport
@@ -18,7 +18,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.engine import Action, HandResult, MatchEndReason, Observation, Rules, Sena
+from mus_core import Action, HandResult, MatchEndReason, Rules, Sena
+from mus_core.state import Observation
 
 
 class FaultKind(enum.Enum):

@@ -18,7 +18,8 @@ fault. After ``max_faults`` faults by one seat its team forfeits the match.
 
 from __future__ import annotations
 
-from arena.engine import NO_MUS, NO_QUIERO, PASO, Action, MusState, Phase, discard
+from mus_core import NO_MUS, NO_QUIERO, PASO, Action, Phase, discard
+from mus_core.state import MusState
 
 
 def default_action(state: MusState) -> Action:

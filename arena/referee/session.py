@@ -7,7 +7,7 @@ fault a driver saw (:meth:`~MatchSession.fault`), applies the fault policy
 (:meth:`~MatchSession.events`): finished hands with their hand-log records, faults.
 When :attr:`turn` is None the match is over: :meth:`~MatchSession.result`.
 
-Everything that talks to players is a *driver* of a session: :func:`arena.referee.match.play_match`
+Everything that talks to players is a *driver* of a session: :func:`arena.driver.match.play_match`
 (bot processes over gRPC and in-process players, for ``mus match``, leagues and
 ``mus check``), and anything later (a human seat in a terminal, a cluster worker). A
 driver's loop is::
@@ -38,17 +38,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import (
+from mus_core import (
     Action,
     HandResult,
     IllegalActionError,
     IllegalSignalError,
     MatchEndReason,
-    MusState,
     Rules,
     format_legal,
 )
-from arena.handlog import deal_record, hand_record, step_record, unfinished_hand_record
+from mus_core.state import MusState
+
+from arena.records.handlog import deal_record, hand_record, step_record, unfinished_hand_record
+from arena.records.results import ended_by_text
 from arena.referee.player import (
     Decision,
     DecisionTiming,
@@ -60,7 +62,6 @@ from arena.referee.player import (
     Turn,
 )
 from arena.referee.policy import default_action
-from arena.results import ended_by_text
 
 FAULT_DETAIL_CHARS = 500
 """Characters of a fault's detail kept in the hand log and the result."""

@@ -30,9 +30,8 @@ from typing import Any
 
 import structlog
 from mus.v1 import bot_service_pb2 as svc
+from mus_core import HandResult
 
-from arena.engine import HandResult
-from arena.referee.eventloop import thread_loop
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -51,6 +50,7 @@ from arena.remote.inbox import CLOSED, MAX_MESSAGE_BYTES
 from arena.remote.manifest import BotAddress, BotSpec
 from arena.remote.process import BotProcess
 from arena.remote.stream import PLAY_METHOD, STOPPED_READING, PlayStream, StreamState
+from arena.runtime.eventloop import thread_loop
 from arena.wire import convert as wire
 
 log = structlog.get_logger()
@@ -66,7 +66,7 @@ class RemoteBot(PipelinedPlayer):
     """A bot process (or a bot at an address) playing one seat.
 
     :meth:`connect` and :meth:`close` are plain methods (they run on this thread's
-    event loop, :func:`~arena.referee.eventloop.thread_loop`); the Player methods are
+    event loop, :func:`~arena.runtime.eventloop.thread_loop`); the Player methods are
     coroutines awaited by the referee on that same loop. It is a
     :class:`~arena.referee.player.PipelinedPlayer`: a decision is :meth:`encode`,
     :meth:`send`, then :meth:`receive`, and the driver may prepare the next request in

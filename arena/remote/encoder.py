@@ -22,8 +22,9 @@ from typing import Any
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
+from mus_core import CARDS, Card, Event, Lance, LegalAction, Phase, Rules, Sena
+from mus_core.state import Observation
 
-from arena.engine import CARDS, Card, Event, Lance, LegalAction, Observation, Phase, Rules, Sena
 from arena.wire.convert import event_to_pb, fill_legal, pb_enum, rules_to_pb
 
 _CACHE_LIMIT = 4096

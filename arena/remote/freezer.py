@@ -15,9 +15,9 @@ import asyncio
 import time
 from typing import Protocol
 
-from arena.referee.eventloop import stall_meter
 from arena.remote.process import BotProcess
 from arena.remote.sandbox import STRICT
+from arena.runtime.eventloop import stall_meter
 
 
 class _Seat(Protocol):

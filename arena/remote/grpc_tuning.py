@@ -11,7 +11,7 @@ more per round trip on the machines we measure on (docs/performance.md, "The gRP
 tuning"). grpcio keeps the previous (iomgr) code behind two experiment switches; this
 module turns them off through ``GRPC_EXPERIMENTS``, which grpcio reads once, when it is
 first imported. What a match ran with is recorded in its hand log's ``run``
-(:meth:`arena.runtime.Runtime.header`).
+(:meth:`arena.runtime.settings.Runtime.header`).
 
 It changes nothing when:
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.deprecation import deprecated
+from arena.common.deprecation import deprecated
 
 
 class ManifestError(ValueError):
@@ -73,7 +73,7 @@ class BotManifest:
     touch its processes. Needs an arena running as root."""
     fresh_process: bool = False
     """The bot must start afresh for every match: a league then never gives one of its
-    processes a second match (see :mod:`arena.league.pool`)."""
+    processes a second match (see :mod:`arena.runner.pool`)."""
     folder: Path | None = None
     """The bot's own folder: the manifest's (symlinks followed). :attr:`workdir` is in it;
     None for a manifest made in code (its workdir is then its folder)."""

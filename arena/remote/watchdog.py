@@ -9,7 +9,7 @@ next, so a timer that fires early for the current decision re-arms itself for th
 decision's deadline.
 
 Both limits move later by the time the arena's loop did not run since the wait began
-(SIGSTOP, a paused VM, a long GC: :class:`~arena.referee.eventloop.StallMeter`), so no
+(SIGSTOP, a paused VM, a long GC: :class:`~arena.runtime.eventloop.StallMeter`), so no
 bot is charged for the arena's stalls (issue 14, point 7).
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from arena.referee.eventloop import stall_meter
+from arena.runtime.eventloop import stall_meter
 
 
 class Watchdog:

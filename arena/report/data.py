@@ -3,7 +3,7 @@ and a league's summary.
 
 A hand log holds each hand's deal and every decision; the cards a seat holds after a
 discard round, the declarations, the lances opening and closing and the bet on the
-table come from re-playing those decisions through the engine, as :mod:`arena.replay`
+table come from re-playing those decisions through the engine, as :mod:`arena.tools.replay`
 does. Each hand is re-played from its own logged deal (``MusState.from_deal`` with the
 match's seed and the hand's number draws the same reshuffles), so one broken hand never
 hides the next.
@@ -19,23 +19,24 @@ import math
 from pathlib import Path
 from typing import Any
 
-from arena import boundedjson
-from arena.engine import (
+from mus_core import (
     Action,
     IllegalActionError,
     IllegalSignalError,
-    MusState,
     Rules,
     Sena,
     format_cards,
     format_legal,
     parse_cards,
 )
-from arena.handlog import HandLog, HandLogError, read_log
+from mus_core.state import MusState
+
+from arena.common import boundedjson
 from arena.league.standings import compute_standings
-from arena.narrate import STEP_EVENTS, bet_text, event_text
-from arena.replay import sena_seen_by
-from arena.results import format_result
+from arena.records.handlog import HandLog, HandLogError, read_log
+from arena.records.narrate import STEP_EVENTS, bet_text, event_text
+from arena.records.results import format_result
+from arena.tools.replay import sena_seen_by
 
 LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
 
@@ -191,7 +192,7 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
     """The league's name, entries, standings and crosstable, from ``league.json``,
     ``results.jsonl`` and ``standings.json`` (or the standings computed from the
     results, for a league still running or interrupted); None for a folder that is
-    not a league's. Each file is read within :mod:`arena.boundedjson`'s limits.
+    not a league's. Each file is read within :mod:`arena.common.boundedjson`'s limits.
 
     Raises:
         HandLogError: a league file no arena wrote (a value of the wrong type, a line

@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 
 from arena import __version__
-from arena.handlog import HandLogError, read_log
+from arena.records.handlog import HandLogError, read_log
 from arena.report.data import find_logs, league_data, match_data, match_summary
 
 REPORT_DIR = "report"

@@ -3,7 +3,7 @@
 A match writes each hand to its log the moment the hand ends (flushed: docs/handlog.md),
 so following the file shows every hand as the referee recorded it, whoever plays the
 match (``mus match --watch``, or ``mus watch`` on a league's log from another terminal).
-Each hand is shown as ``mus replay`` shows it (:func:`arena.replay.format_hand`),
+Each hand is shown as ``mus replay`` shows it (:func:`arena.tools.replay.format_hand`),
 re-played through the engine, with a seat's view if asked.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arena.boundedjson import MAX_LINE_BYTES
-from arena.handlog import HandLog, HandLogError, parse_record, too_long
-from arena.replay import format_hand, replay
+from arena.common.boundedjson import MAX_LINE_BYTES
+from arena.records.handlog import HandLog, HandLogError, parse_record, too_long
+from arena.tools.replay import format_hand, replay
 
 POLL_S = 0.1
 """How often a followed log is read again when nothing new is in it."""
@@ -39,7 +39,7 @@ def follow(path: Path, stop: threading.Event | None = None, poll_s: float = POLL
     """Each record of the log at ``path`` as its line is complete, waiting for the file to
     appear and for more lines, until the footer (or ``stop`` is set). A line being
     written is read once its newline is there; a line that is not JSON is skipped.
-    Nothing is held but one line of at most :data:`arena.boundedjson.MAX_LINE_BYTES`.
+    Nothing is held but one line of at most :data:`arena.common.boundedjson.MAX_LINE_BYTES`.
 
     Raises:
         HandLogError: a line over the limits or with fields of the wrong types.

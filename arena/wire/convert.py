@@ -4,7 +4,7 @@ The engine's values are :mod:`mus_core`'s, the SDK's too, so most conversions ar
 SDK's own (:mod:`mus_sdk.convert`) and every enum number comes from
 :mod:`mus_sdk.protomap`, the one mapping; a card's proto rank/suit are the core's + 1.
 What is here is the arena's side: decision requests built from the engine's
-:class:`~arena.engine.Observation` (message by message; the referee's byte-level
+:class:`~mus_core.state.Observation` (message by message; the referee's byte-level
 builder is :mod:`arena.remote.encoder`), and the notifications. Bot answers are untrusted: :func:`action_from_pb`
 raises :class:`WireError` on anything malformed, and the referee turns that into a
 fault.
@@ -17,17 +17,11 @@ from typing import TYPE_CHECKING
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
+from mus_core import HandResult, Rules, Sena
+from mus_core.state import MusState, Observation
 from mus_sdk import convert as sdk
 from mus_sdk.protomap import to_proto
 from mus_sdk.types import MatchEnd, MatchEndReason, MatchInfo
-
-from arena.engine import (
-    HandResult,
-    MusState,
-    Observation,
-    Rules,
-    Sena,
-)
 
 if TYPE_CHECKING:
     import mus_sdk

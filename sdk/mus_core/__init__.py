@@ -5,7 +5,7 @@ Standard library only. It holds each concept of the game once: cards
 (:mod:`~mus_core.actions`), the rules variant (:mod:`~mus_core.rules`), hand evaluation
 (:mod:`~mus_core.evaluate`), the enums, events and results of a hand
 (:mod:`~mus_core.events`) and the errors (:mod:`~mus_core.errors`). The rules engine
-(``arena.engine``) plays with these values and the SDK (``mus_sdk``) hands the same
+(:mod:`mus_core.state`, the arena's referee) plays with these values and the SDK (``mus_sdk``) hands the same
 values to bots, so a card, an action or a hand result is one class on both sides.
 
 Conversions to and from the ``mus.v1`` protobuf messages are not here (this package

@@ -27,11 +27,11 @@ import pytest
 from adversarial_helpers import RANDOM_BOT, REPO, TAG_ENV, TRIVIAL_BOT
 from remote_helpers import tagged_pids, wait_gone
 
-from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.results_file import read_results
 from arena.league.schedule import schedule
 from arena.league.standings import compute_standings
+from arena.records.handlog import untimed
 
 MUS = [sys.executable, "-m", "arena"]
 KILLS = 4

@@ -1,6 +1,6 @@
 """Hand logs and league files are untrusted input: every command that reads them answers
 a hostile or broken one with one error line naming the file, and exit 2, never a
-traceback; a line is never held whole past the readers' limit (arena/boundedjson.py).
+traceback; a line is never held whole past the readers' limit (arena/common/boundedjson.py).
 
 Each crafted file is one a log's author could send: nesting deep enough to make Python's
 parser recurse out of its stack, a line over the limit, no header, binary garbage, a
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.boundedjson import MAX_LINE_BYTES
 from arena.cli.main import app
+from arena.common.boundedjson import MAX_LINE_BYTES
 from tests.report.conftest import REPO
 from tests.report.test_watch import played_log
 

@@ -295,10 +295,11 @@ def test_strict_memory_limit_counts_every_process_of_a_bot(tmp_path: Path) -> No
     under it. Under strict, where the arena can make control groups, the bot's processes
     share one memory limit (its manifest's memory_mb, here 600): the kernel stops them
     before all eight hold their 100 MB."""
-    from arena.engine import Rules
-    from arena.league.runmatch import Seating, run_match
-    from arena.referee.match import MatchConfig
+    from mus_core import Rules
+
+    from arena.driver.match import MatchConfig
     from arena.remote.manifest import load_manifest
+    from arena.runner.match import Seating, run_match
 
     bot_dir = root_runner(tmp_path).copy_in(ATTACKER, "attacker")
     (bot_dir / "bot.toml").write_text((bot_dir / "bot.toml").read_text()

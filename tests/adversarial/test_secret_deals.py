@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 from adversarial_helpers import REPO, TAG_ENV, TRIVIAL_BOT
+from mus_core import Card
 from remote_helpers import wait_gone
 
-from arena.engine import Card
-from arena.handlog import untimed
+from arena.records.handlog import untimed
 
 SNOOP = Path(__file__).resolve().parent / "bots" / "snoop"
 MUS = [sys.executable, "-m", "arena"]

@@ -32,14 +32,14 @@ from adversarial_helpers import (
 from mus.v1 import game_pb2
 from remote_helpers import close_all, config, manifest, pid_alive, play, tagged_pids, wait_gone
 
-from arena.league.pool import ProcessPool
-from arena.league.runmatch import Seating, run_match
 from arena.referee.player import FaultKind
 from arena.remote.manifest import Limits
 from arena.remote.output import LOG_CAP_BYTES
 from arena.remote.process import BotStartError
 from arena.remote.sandbox import protections
 from arena.remote.wrappers import BASE_ENV
+from arena.runner.match import Seating, run_match
+from arena.runner.pool import ProcessPool
 
 ARENA_RSS_LIMIT = 50 * MiB
 
@@ -408,7 +408,7 @@ import dataclasses, sys, time
 from pathlib import Path
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
-from arena.log_setup import configure_logging
+from arena.common.log_setup import configure_logging
 configure_logging()  # as the mus command does: the arena's logs on stderr, stdout for the pid
 zoo, tag_env, tag, out = sys.argv[1:5]
 m = load_manifest(Path(zoo))

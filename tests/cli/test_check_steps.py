@@ -73,7 +73,7 @@ def test_decision_ms_1_ends_with_the_summary_every_time() -> None:
     cancels the whole gRPC call; closing the bot then raised CancelledError (issue 15,
     item 5). Every run must end with the summary line and no exception. It almost always
     fails a step (no bot answers in 1 ms); on a loaded machine the arena's own stalls are
-    credited to the deadline (arena/referee/eventloop.py), so a run may pass: either way
+    credited to the deadline (arena/runtime/eventloop.py), so a run may pass: either way
     the exit code says which."""
     failed = 0
     for run in range(8):
@@ -143,8 +143,8 @@ def test_a_bug_behind_early_ordagos_is_found(monkeypatch: pytest.MonkeyPatch) ->
     fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
     assert fail == ["[FAIL] 6. answers only legal actions across a full match: illegal_action at S0 (match 3): "
                     "quiero is not legal (legal: paso, envido 2..∞, ordago)"], result.output
-    monkeypatch.setattr("arena.check.CHECK_MIN_HANDS", 1)
-    monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
+    monkeypatch.setattr("arena.tools.check.CHECK_MIN_HANDS", 1)
+    monkeypatch.setattr("arena.tools.check.CHECK_RANDOM_MATCHES", 0)
     single = invoke("check", bot)
     assert single.exit_code == 0, single.output
     assert "[PASS] 6. answers only legal actions across a full match: 3 decisions, 1 hand\n" in single.output
@@ -162,7 +162,7 @@ def test_a_bug_only_other_bots_reveal_is_found(monkeypatch: pytest.MonkeyPatch) 
     fail = [line for line in result.output.splitlines() if line.startswith("[FAIL]")]
     assert len(fail) == 1 and fail[0].startswith("[FAIL] 6. answers only legal actions across a full match: bot_error at S"), fail
     assert ", against random play): IndexError" in fail[0], fail
-    monkeypatch.setattr("arena.check.CHECK_RANDOM_MATCHES", 0)
+    monkeypatch.setattr("arena.tools.check.CHECK_RANDOM_MATCHES", 0)
     assert invoke("check", bot).exit_code == 0
 
 

@@ -12,15 +12,15 @@ import re
 from pathlib import Path
 
 import pytest
+from mus_core import Rules
 from mus_sdk import MUS, NO_MUS, NO_QUIERO, PASO, Bot, EventKind, Observation, Phase
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.engine import Rules
-from arena.league.runmatch import Seating, run_match
+from arena.driver.match import MatchConfig
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig
 from arena.referee.player import SyncAdapter
+from arena.runner.match import Seating, run_match
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import MatchEndReason
 from rich.console import Console
 
 from arena.cli.progress import LeagueProgress, _EtaColumn, match_line, resume_command
-from arena.engine import MatchEndReason
-from arena.league.runmatch import MatchOutcome, Seating
-from arena.referee.match import MatchResult
+from arena.driver.match import MatchResult
 from arena.referee.player import FaultKind, FaultRecord, SeatStats
+from arena.runner.match import MatchOutcome, Seating
 
 
 def outcome(mid: str, team0: str, team1: str, winner: int | None, *, faults: list[FaultRecord] | None = None,

@@ -13,13 +13,13 @@ import re
 from pathlib import Path
 
 import pytest
+from mus_core import Rules
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.engine import Rules
-from arena.league.runmatch import Seating, run_match
-from arena.referee.match import MatchConfig
+from arena.driver.match import MatchConfig
 from arena.remote.manifest import load_manifest
+from arena.runner.match import Seating, run_match
 
 REPO = Path(__file__).resolve().parents[2]
 TESTBOT = REPO / "tests" / "remote" / "bots" / "testbot"

@@ -32,7 +32,6 @@ from typing import Any
 
 import pytest
 
-from arena.handlog import untimed
 from arena.league import cluster as cluster_mod
 from arena.league.cluster_worker import MatchTask
 from arena.league.config import ClusterConfig, LeagueConfig, load_league
@@ -40,6 +39,7 @@ from arena.league.executor import ClusterStatus
 from arena.league.results_file import LeagueError
 from arena.league.runner import LeagueRun, read_results, run_league
 from arena.league.secret import read_secret
+from arena.records.handlog import untimed
 
 REPO = Path(__file__).resolve().parents[2]
 MUS = [sys.executable, "-m", "arena"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from arena.engine import CARDS, Action, MusState, parse_rank
+from mus_core import CARDS, Action, parse_rank
+from mus_core.state import MusState
 
 
 def deal(hands: list[str]) -> list[list[int]]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import deal, script
-
-from arena.engine import (
+from mus_core import (
     NO_QUEREMOS,
     NO_QUIERO,
     ORDAGO,
@@ -17,11 +16,11 @@ from arena.engine import (
     IllegalActionError,
     Lance,
     LanceOutcome,
-    MusState,
     Rules,
     envido,
     is_in,
 )
+from mus_core.state import MusState
 
 # ---------------------------------------------------------------------------- helpers
 

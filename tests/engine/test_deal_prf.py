@@ -15,9 +15,9 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core import CARDS, MusCorrido, Rules
 from mus_core.random_play import random_action
-
-from arena.engine import CARDS, MusCorrido, MusState, Rules
+from mus_core.state import MusState
 
 big_seeds = st.integers(min_value=0, max_value=2**256 - 1)
 

@@ -25,9 +25,9 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core import Card, MusCorrido, Rules
 from mus_core.random_play import random_action
-
-from arena.engine import Card, MusCorrido, MusState, Rules
+from mus_core.state import MusState
 
 Deal = tuple[int, tuple[tuple[Card, ...], ...]]
 """The nominal mano when the hand was dealt, and each seat's cards as dealt."""

@@ -6,9 +6,8 @@ import itertools
 
 import pytest
 from helpers import deal
-from mus_core.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_NONE, PARES_PAR, HandValue
-
-from arena.engine import CARDS, JuegoReal, evaluate
+from mus_core import CARDS, JuegoReal
+from mus_core.evaluate import PARES_DUPLES, PARES_MEDIAS, PARES_NONE, PARES_PAR, HandValue, evaluate
 
 OFF = JuegoReal.OFF
 

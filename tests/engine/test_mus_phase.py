@@ -4,8 +4,7 @@ repetition, ``max_mus_rounds``, ``mus_corrido``) and the 2- and 6-player tables 
 from __future__ import annotations
 
 import pytest
-
-from arena.engine import (
+from mus_core import (
     CARDS,
     MUS,
     NO_MUS,
@@ -15,11 +14,11 @@ from arena.engine import (
     IllegalActionError,
     Lance,
     MusCorrido,
-    MusState,
     Phase,
     Rules,
     discard,
 )
+from mus_core.state import MusState
 
 # ---------------------------------------------------------------------------- helpers
 

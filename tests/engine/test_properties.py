@@ -6,9 +6,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mus_core.random_play import random_action
-
-from arena.engine import (
+from mus_core import (
     MUS,
     NO_MUS,
     NO_QUIERO,
@@ -20,13 +18,14 @@ from arena.engine import (
     EventKind,
     IllegalActionError,
     MusCorrido,
-    MusState,
     Phase,
     Rules,
     discard,
     envido,
     is_in,
 )
+from mus_core.random_play import random_action
+from mus_core.state import MusState
 
 RULESETS = [
     Rules(),

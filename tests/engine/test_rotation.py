@@ -7,8 +7,7 @@ import random
 
 import pytest
 from helpers import deal
-
-from arena.engine import (
+from mus_core import (
     MUS,
     NO_MUS,
     Action,
@@ -16,12 +15,12 @@ from arena.engine import (
     EnvidoRange,
     IllegalActionError,
     Lance,
-    MusState,
     Phase,
     Rules,
     discard,
     envido,
 )
+from mus_core.state import MusState
 
 TV07 = ["R R A A", "C C 4 4", "7 6 5 4", "S 5 A 6"]
 

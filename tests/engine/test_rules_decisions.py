@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import pytest
 from helpers import deal, script
-from mus_core.state import CARDS, _permute
-
-from arena.engine import (
-    MUS,
-    IllegalSignalError,
-    MusCorrido,
-    MusState,
-    Phase,
-    Rules,
-    Sena,
-    discard,
-)
+from mus_core import MUS, IllegalSignalError, MusCorrido, Phase, Rules, Sena, discard
+from mus_core.state import CARDS, MusState, _permute
 
 TV06 = ["R 3 C A", "7 6 5 4", "S S 5 4", "R C 7 7"]
 CORRIDO = MusCorrido.FIRST_HAND_OF_MATCH

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import pytest
 from helpers import deal, script
-
-from arena.engine import (
+from mus_core import (
     MUS,
     NO_MUS,
     EventKind,
     IllegalSignalError,
     Lance,
     MusCorrido,
-    MusState,
     Phase,
     Rules,
     Sena,
     SignalMode,
     discard,
 )
+from mus_core.state import MusState
 
 
 def new(hands: list[str], rules: Rules | None = None, mano: int = 0) -> MusState:

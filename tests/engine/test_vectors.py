@@ -16,14 +16,10 @@ from pathlib import Path
 
 import pytest
 from helpers import deal, script
+from mus_core import JuegoReal, LanceOutcome, Rules
+from mus_core.state import MusState
 
-from arena.engine import (
-    JuegoReal,
-    LanceOutcome,
-    MusState,
-    Rules,
-)
-from arena.scenario import load, play
+from arena.tools.scenario import load, play
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 SCENARIO_FILES = sorted(SCENARIOS.glob("*.toml"))

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from ladder_helpers import RANDOM, SETTINGS, TRIVIAL, mus, ok
 
-from arena.handlog import read_log
 from arena.ladder.runner import ladder_lock
+from arena.records.handlog import read_log
 from tests.report.conftest import CHROMIUM, Page, chromium_args
 
 

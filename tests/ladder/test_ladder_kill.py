@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ladder_helpers import REPO, alive, make_ladder, ok, referee_workers
 
-from arena.handlog import read_log
+from arena.records.handlog import read_log
 
 
 def saved(ladder: Path) -> list[tuple[int, str, str]]:

@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from arena.engine import Rules
+from mus_core import Rules
+
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Player, SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest

@@ -10,14 +10,14 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from arena.driver.match import MatchConfig
 from arena.league.config import load_league
 from arena.league.folder import league_identity
 from arena.league.loop import LeagueLoop
 from arena.league.results_file import ResultsWriter
-from arena.league.runmatch import MatchOutcome, Seating, not_started_result
 from arena.league.schedule import ScheduledMatch
 from arena.league.secret import LeagueSecret
-from arena.referee.match import MatchConfig
+from arena.runner.match import MatchOutcome, Seating, not_started_result
 
 REPO = Path(__file__).resolve().parents[2]
 

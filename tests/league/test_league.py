@@ -25,11 +25,11 @@ import structlog
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.schedule import schedule
 from arena.league.standings import effective_stones
-from arena.runtime import DEFAULT_POLL_US, Runtime
+from arena.records.handlog import untimed
+from arena.runtime.settings import DEFAULT_POLL_US, Runtime
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

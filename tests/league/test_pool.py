@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import Card
 
-from arena.engine import Card
+from arena.driver.match import MatchConfig
 from arena.league.config import load_league
-from arena.league.pool import ProcessPool
-from arena.league.runmatch import Seating, run_match
 from arena.league.runner import run_league
-from arena.referee.match import MatchConfig
 from arena.remote.manifest import BotManifest, ManifestError, load_manifest
+from arena.runner.match import Seating, run_match
+from arena.runner.pool import ProcessPool
 
 TESTBOT = Path(__file__).resolve().parents[1] / "remote" / "bots" / "testbot"
 

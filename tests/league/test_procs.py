@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.procs import worker_setup
 from arena.league.runner import LeagueError, run_league
 from arena.league.schedule import schedule
 from arena.league.secret import LeagueSecret
+from arena.records.handlog import untimed
 
 REPO = Path(__file__).resolve().parents[2]
 TEXT = f"""
@@ -277,8 +277,7 @@ def test_jobs_default_to_the_cpus_and_more_warn_once() -> None:
     """One match per CPU the arena may use; more jobs are played, with one warning."""
     from structlog.testing import capture_logs
 
-    from arena.league.cores import default_jobs, league_jobs
-    from arena.referee.eventloop import process_cpus
+    from arena.runtime.cpus import default_jobs, league_jobs, process_cpus
 
     assert default_jobs() == process_cpus() and default_jobs(16) == 16 and default_jobs(1) == 1
     with capture_logs() as events:

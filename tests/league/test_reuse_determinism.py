@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.handlog import untimed
 from arena.league.config import load_league
 from arena.league.runner import run_league
+from arena.records.handlog import untimed
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import MatchEndReason, Rules
 
-from arena.engine import MatchEndReason, Rules
+from arena.driver.match import MatchResult
 from arena.league import loop, runner
 from arena.league.config import load_league
-from arena.league.runmatch import MatchOutcome
-from arena.referee.match import MatchResult
+from arena.runner.match import MatchOutcome
 
 SMALL = Path(__file__).resolve().parent / "data" / "small.toml"
 

@@ -267,8 +267,8 @@ def test_stones_column_ranks_the_entry_that_wins_first() -> None:
     ends a game with it short of the target. The scoreboard's net stones rank it below
     random in most of these leagues (the bug); the stones column must rank it first in
     (nearly) every league it wins."""
+    from arena.driver.match import MatchConfig, play_match
     from arena.players.inprocess import InProcessBot
-    from arena.referee.match import MatchConfig, play_match
     from arena.referee.player import SyncAdapter
 
     rulebot, random_bot = load_bot("rulebot"), load_bot("random")

@@ -7,18 +7,18 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from mus_core import Rules
 from mus_sdk import NO_MUS, Action, Bot, Observation
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.engine import Rules
-from arena.handlog import read_log
-from arena.league.runmatch import Seating, run_match
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
+from arena.records.handlog import read_log
 from arena.referee.player import SyncAdapter
 from arena.remote.manifest import load_manifest
-from arena.replay import verify
+from arena.runner.match import Seating, run_match
+from arena.tools.replay import verify
 
 ALWAYS_MUS = Path(__file__).resolve().parent / "bots" / "always_mus"
 

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import HandResult, MusCorrido, Rules
 from mus_core.random_play import random_action
+from mus_core.state import MusState, Observation
 
-from arena.engine import HandResult, MusCorrido, MusState, Observation, Rules
-from arena.handlog import HandLog
-from arena.referee.match import MatchConfig, play_match
+from arena.driver.match import MatchConfig, play_match
+from arena.records.handlog import HandLog
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter
-from arena.replay import verify
+from arena.tools.replay import verify
 
 
 class _Random:

@@ -1,4 +1,4 @@
-"""The match start and the match end reach every seat side by side (arena/referee/match.py,
+"""The match start and the match end reach every seat side by side (arena/driver/match.py,
 issue 30): a seat's notification that waits (a bot's stream being opened or closed) does
 not hold up the others' (each costs a round trip or more with bot processes)."""
 
@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena.engine import Rules
+from mus_core import Rules
+
+from arena.driver.match import play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import play_match
 from arena.referee.player import MatchEndInfo, MatchStartInfo, SyncAdapter
 from arena.referee.session import MatchConfig
 

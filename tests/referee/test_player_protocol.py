@@ -1,6 +1,6 @@
 """The referee's Player protocol is async-only (arena/referee/player.py): a sync player
 takes a seat through SyncAdapter, a pipelined one by inheriting PipelinedPlayer, and
-the driver (arena/referee/match.py) tells them apart by class, never by the names of
+the driver (arena/driver/match.py) tells them apart by class, never by the names of
 their methods."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import random
 import time
 from typing import Any
 
+from mus_core import HandResult, Rules
 from mus_core.random_play import random_action
+from mus_core.state import Observation
 
-from arena.engine import HandResult, Observation, Rules
+from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter
 
 BLOCK_S = 0.2

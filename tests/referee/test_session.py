@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core import PASO, Action, MatchEndReason, Rules
 from mus_core.random_play import random_action
 
-from arena.engine import PASO, Action, MatchEndReason, Rules
-from arena.handlog import untimed
+from arena.driver.match import play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import play_match
+from arena.records.handlog import untimed
 from arena.referee.player import Decision, FaultKind, SyncAdapter
 from arena.referee.session import Faulted, HandEnded, HandStopped, MatchConfig, MatchSession, SessionEvent
 

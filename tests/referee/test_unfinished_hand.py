@@ -14,15 +14,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mus_core import Rules
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.engine import Rules
-from arena.handlog import SCHEMA_VERSION, read_log
-from arena.league.runmatch import Seating, run_match
-from arena.referee.match import MatchConfig
+from arena.driver.match import MatchConfig
+from arena.records.handlog import SCHEMA_VERSION, read_log
 from arena.remote.manifest import load_manifest
-from arena.replay import replay, verify
+from arena.runner.match import Seating, run_match
+from arena.tools.replay import replay, verify
 
 TESTBOT = Path(__file__).resolve().parents[1] / "remote" / "bots" / "testbot"
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import Rules
 
-from arena.engine import Rules
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.driver.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import FaultKind, Player
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotManifest, load_manifest

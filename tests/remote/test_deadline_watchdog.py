@@ -11,9 +11,9 @@ from pathlib import Path
 import grpc  # type: ignore[import-untyped]
 import pytest
 from mus.v1 import bot_service_pb2 as svc
+from mus_core import Rules
+from mus_core.state import MusState, Observation
 
-from arena.engine import MusState, Observation, Rules
-from arena.referee.eventloop import STALL_GRACE_S, stall_meter
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
 from arena.remote import stream
 from arena.remote.client import WRITE_TIMEOUT_S, RemoteBot
@@ -21,6 +21,7 @@ from arena.remote.inbox import MAX_MESSAGE_BYTES, Inbox
 from arena.remote.manifest import BotAddress
 from arena.remote.stream import StreamState
 from arena.remote.watchdog import Watchdog
+from arena.runtime.eventloop import STALL_GRACE_S, stall_meter
 
 
 class FakeCall:

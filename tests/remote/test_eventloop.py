@@ -1,4 +1,4 @@
-"""The referee's polling event loop (arena/referee/eventloop.py): it finds what is ready
+"""The referee's polling event loop (arena/runtime/eventloop.py): it finds what is ready
 without sleeping, keeps every timeout, and polls only during a match, while one match
 is refereed, on a machine with CPUs to spare.
 
@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import Rules
 from mus_core.random_play import random_action
 
-from arena.engine import Rules
-from arena.referee import eventloop
-from arena.referee.eventloop import MAX_POLL_US, SpinningSelector, new_event_loop, refereeing, thread_loop
-from arena.referee.match import MatchConfig, play_match_async
+from arena.driver.match import MatchConfig, play_match_async
 from arena.referee.player import Decision
-from arena.runtime import Runtime
+from arena.runtime import cpus, eventloop
+from arena.runtime.eventloop import MAX_POLL_US, SpinningSelector, new_event_loop, refereeing, thread_loop
+from arena.runtime.settings import Runtime
 
 BASE: Any = SpinningSelector.__mro__[1]  # the platform's selector class, whose select() does the waiting
 
@@ -337,8 +337,8 @@ def test_a_bad_window_is_refused(bad: Any) -> None:
 def test_the_window_reaches_the_hand_log_header(tmp_path: Path) -> None:
     """run_match records its runtime as the header's ``run`` (a timing field: untimed()
     drops it)."""
-    from arena.handlog import untimed
-    from arena.league.runmatch import Seating, run_match
+    from arena.records.handlog import untimed
+    from arena.runner.match import Seating, run_match
 
     headers = []
     for poll in (0, 350):
@@ -404,8 +404,8 @@ def test_a_cgroup_v2_quota_is_the_smallest_on_the_way_up(tmp_path: Path) -> None
     _write(cg / "league", cpu_max="100000 100000")  # one CPU for the whole league
     _write(cg / "league" / "arena", cpu_max="150000 100000")
     proc = _fake_proc(tmp_path, [f"30 23 0:26 / {cg} rw - cgroup2 cgroup2 rw"], "0::/league/arena\n")
-    assert eventloop.cgroup_cpu_limit(proc) == 1.0
-    assert eventloop._process_cpus(proc) == 1  # so the referee does not poll
+    assert cpus.cgroup_cpu_limit(proc) == 1.0
+    assert cpus._process_cpus(proc) == 1  # so the referee does not poll
 
 
 def test_a_cgroup_v1_quota_and_no_quota(tmp_path: Path) -> None:
@@ -417,9 +417,9 @@ def test_a_cgroup_v1_quota_and_no_quota(tmp_path: Path) -> None:
         f"33 31 0:30 / {tmp_path / 'memory'} rw - cgroup cgroup rw,memory",
     ]
     proc = _fake_proc(tmp_path, mounts, "4:memory:/docker/c1\n1:cpu,cpuacct:/docker/c1\n0::/\n")
-    assert eventloop.cgroup_cpu_limit(proc) == 2.5
+    assert cpus.cgroup_cpu_limit(proc) == 2.5
     _write(cg / "docker" / "c1", cpu_cfs_quota_us="-1", cpu_cfs_period_us="100000")
-    assert eventloop.cgroup_cpu_limit(proc) is None
+    assert cpus.cgroup_cpu_limit(proc) is None
 
 
 def test_a_namespaced_container_reads_its_own_root(tmp_path: Path) -> None:
@@ -427,14 +427,14 @@ def test_a_namespaced_container_reads_its_own_root(tmp_path: Path) -> None:
     cg = tmp_path / "cg2"
     _write(cg, cpu_max="50000 100000")
     proc = _fake_proc(tmp_path, [f"30 23 0:26 / {cg} rw - cgroup2 cgroup2 rw"], "0::/\n")
-    assert eventloop.cgroup_cpu_limit(proc) == 0.5
-    assert eventloop._process_cpus(proc) == 1
+    assert cpus.cgroup_cpu_limit(proc) == 0.5
+    assert cpus._process_cpus(proc) == 1
 
 
 def test_no_cgroup_information_means_no_limit(tmp_path: Path) -> None:
-    assert eventloop.cgroup_cpu_limit(tmp_path / "nowhere") is None
+    assert cpus.cgroup_cpu_limit(tmp_path / "nowhere") is None
     proc = _fake_proc(tmp_path, ["garbage", f"30 23 0:26 / {tmp_path} rw - cgroup2 cgroup2 rw"], "0::/x\n")
-    assert eventloop.cgroup_cpu_limit(proc) is None  # no cpu.max files: unlimited
+    assert cpus.cgroup_cpu_limit(proc) is None  # no cpu.max files: unlimited
 
 
 def test_importing_the_loop_module_reads_nothing() -> None:
@@ -443,6 +443,6 @@ def test_importing_the_loop_module_reads_nothing() -> None:
     import subprocess
     import sys
 
-    code = "import arena.referee.eventloop as e; print(e.process_cpus.cache_info().currsize)"
+    code = "import arena.runtime.eventloop as e; print(e.process_cpus.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "0"

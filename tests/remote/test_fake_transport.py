@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from mus.v1 import bot_service_pb2 as svc
-
-from arena.engine import (
+from mus_core import (
     MUS,
     NO_MUS,
     NO_QUEREMOS,
@@ -21,13 +20,14 @@ from arena.engine import (
     Action,
     DiscardRange,
     EnvidoRange,
-    Observation,
     Rules,
     discard,
     envido,
 )
-from arena.handlog import untimed
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from mus_core.state import Observation
+
+from arena.driver.match import MatchConfig, MatchResult, play_match
+from arena.records.handlog import untimed
 from arena.referee.player import Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.fake import Reply, decision, fake_bot, simple, simple_action

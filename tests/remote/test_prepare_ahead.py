@@ -1,4 +1,4 @@
-"""Preparing ahead (arena/referee/match.py): while a seat thinks, the driver builds the
+"""Preparing ahead (arena/driver/match.py): while a seat thinks, the driver builds the
 next request for the answer the seat gave last time in the same situation, and uses it
 only when that answer comes. It must never change what happens in a match."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import PASO, Action, Rules, SignalMode
+from mus_core.state import Observation
 from remote_helpers import RANDOM_BOT, TRIVIAL_BOT, close_all, config, play
 
-from arena.engine import PASO, Action, Observation, Rules, SignalMode
-from arena.handlog import untimed
-from arena.referee import eventloop
-from arena.referee.match import MatchConfig, play_match
+from arena.driver.match import MatchConfig, play_match
+from arena.records.handlog import untimed
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -26,6 +26,7 @@ from arena.referee.player import (
     SyncAdapter,
     Turn,
 )
+from arena.runtime import eventloop
 
 REPO = Path(__file__).resolve().parents[2]
 RULEBOT = REPO / "bots" / "rulebot"

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from mus_core import CARDS, Action, ActionKind, Rules, format_cards, parse_cards
+from mus_core.state import MusState
 from mus_sdk import handshake
 from remote_helpers import RANDOM_BOT, TAG_ENV, Played, close_all, config, pid_alive, play, wait_gone
 
-from arena.engine import CARDS, Action, ActionKind, MusState, Rules, format_cards, parse_cards
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress
 from arena.remote.process import BotStartError

@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.engine import MUS, Observation, Rules
-from arena.handlog import HandLogWriter, read_log
+from mus_core import MUS, Rules
+from mus_core.state import Observation
+
+from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import MatchConfig, play_match
+from arena.records.handlog import HandLogWriter, read_log
 from arena.referee.player import BotFault, Decision, DecisionTiming, FaultKind, SyncAdapter
 from arena.report import report_log
 from arena.report.data import match_data
@@ -125,7 +127,7 @@ def test_the_text_replay_shows_a_seats_cards_after_the_replacements(tmp_path: Pa
     """``mus replay LOG --seat S`` shows the seat's new cards once a discard round is
     served, and ``mus replay LOG`` every seat's (issue 29: only the dealt cards were
     shown); they are the cards the seat ends the hand with when no other round follows."""
-    from arena.replay import format_hand, replay
+    from arena.tools.replay import format_hand, replay
 
     logged(tmp_path / "m.jsonl", [Eager(s) for s in range(4)])
     shown: list[str] = []

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.handlog import read_log
+from arena.records.handlog import read_log
 from tests.report.conftest import Page, jsonl
 
 TEAM = 2  # seats s and s + TEAM are partners at a 4-player table

@@ -10,13 +10,13 @@ import threading
 from pathlib import Path
 
 import pexpect
+from mus_core import Rules
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.engine import Rules
-from arena.handlog import HandLogWriter
+from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer
-from arena.referee.match import MatchConfig, play_match
+from arena.records.handlog import HandLogWriter
 from arena.referee.player import SyncAdapter
 from arena.report.watch import follow
 from tests.report.conftest import REPO, mus

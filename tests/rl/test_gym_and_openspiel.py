@@ -17,8 +17,8 @@ from mus_rl.bots import load_bot_class
 from mus_rl.gym_env import MusGymEnv
 from mus_rl.policy import LinearPolicy, PolicyBot
 
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import SyncAdapter
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,22 +11,13 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mus_core import CARDS, EventKind, JuegoReal, MusCorrido, Phase, Rules, SignalMode, parse_cards
+from mus_core.evaluate import evaluate
 from mus_core.forward import SamplingError, StateSampler, hand_score, play_out_hand, sample_state
 from mus_core.random_play import random_action
+from mus_core.state import MusState
 from mus_sdk import Observation
 
-from arena.engine import (
-    CARDS,
-    EventKind,
-    JuegoReal,
-    MusCorrido,
-    MusState,
-    Phase,
-    Rules,
-    SignalMode,
-    evaluate,
-    parse_cards,
-)
 from arena.wire.convert import observation_for
 
 VARIANTS = [
@@ -166,7 +157,7 @@ def test_an_impossible_observation_is_refused() -> None:
     fwd.MAX_TRIES = 50
     try:
         # Claim S1 signalled four kings: impossible, S0 holds all four.
-        from arena.engine import Event, Sena
+        from mus_core import Event, Sena
 
         bogus = view.__class__(**{**{f: getattr(view, f) for f in view.__dataclass_fields__},
                                  "history": (*view.history, Event(EventKind.SIGNAL, seat=1, sena=Sena.CUATRO_REYES))})

@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 import re
 
+from mus_core import Rules
 from mus_sdk.forward import MusState, play_out_hand
 from sdk_helpers import REPO, load_bot_module
 
-from arena.engine import Rules
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import SyncAdapter
 
 

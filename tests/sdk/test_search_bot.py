@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mus_core import ORDAGO, Rules, parse_cards
+from mus_core.state import MusState
 from mus_sdk import NO_QUIERO, QUIERO, MatchInfo
 from sdk_helpers import REPO, load_bot_module
 
-from arena.check import run_check
-from arena.engine import ORDAGO, MusState, Rules, parse_cards
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import SyncAdapter
+from arena.tools.check import run_check
 from arena.wire.convert import observation_for
 
 search = load_bot_module("search")

@@ -11,11 +11,11 @@ from pathlib import Path
 import grpc
 import pytest
 from mus.v1 import bot_service_pb2_grpc as svc_grpc
+from mus_core import Rules
 from mus_sdk import NO_MUS, NO_QUIERO, PASO, Bot, BotServicer, Observation
 
-from arena.engine import Rules
+from arena.driver.match import MatchConfig, play_match
 from arena.players.inprocess import InProcessBot
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import SyncAdapter
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import BotAddress, ManifestError, load_spec

@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
+from mus_core import CARDS, Action, Rules, Sena, SignalMode, discard, envido
 from mus_core.random_play import random_action
+from mus_core.state import MusState
 from mus_sdk import convert as sdk_convert
 
-from arena.engine import CARDS, Action, MusState, Rules, Sena, SignalMode, discard, envido
 from arena.remote import encoder
 from arena.remote.encoder import RequestEncoder
 from arena.wire import convert as wire

@@ -5,8 +5,9 @@ and ``deje`` what its team collects if it is declined."""
 from __future__ import annotations
 
 from mus.v1 import bot_service_pb2 as svc
+from mus_core import Action, Rules, parse_cards
+from mus_core.state import MusState
 
-from arena.engine import Action, MusState, Rules, parse_cards
 from arena.wire import convert as wire
 
 HANDS = [parse_cards(h) for h in ("Ro Rc Re Rb", "Ao Ac Ae Ab", "Co Cc Ce Cb", "So Sc Se Sb")]

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mus_core import Action, Rules, Sena, SignalMode, parse_cards
 from mus_core.random_play import random_action
+from mus_core.state import MusState
 from mus_sdk import NO_QUIERO, QUIERO, EventKind, Lance, Observation, Phase
 
-from arena.engine import Action, MusState, Rules, Sena, SignalMode, parse_cards
-from arena.referee.match import MatchConfig, play_match
+from arena.driver.match import MatchConfig, play_match
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
 from arena.wire import convert as wire

@@ -14,10 +14,11 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from mus_core import Action, Rules, Sena
+from mus_core.state import MusState
 from mus_sdk import HandResult, MatchEnd, Observation
 
-from arena.engine import Action, MusState, Rules, Sena
-from arena.referee.match import MatchConfig, play_match
+from arena.driver.match import MatchConfig, play_match
 from arena.remote.client import RemoteBot
 from arena.remote.manifest import load_manifest
 from arena.wire import convert as wire

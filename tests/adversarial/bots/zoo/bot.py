@@ -306,7 +306,8 @@ def peek_seed(match_start: svc_pb.PlayRequest) -> None:
         if path.endswith(f"/{match_id}.jsonl"):
             with open(path, encoding="utf-8") as f:
                 header = json.loads(f.readline())
-            from arena.engine import MusState, Rules, format_cards  # the arena's own engine
+            from mus_core import Rules, format_cards
+            from mus_core.state import MusState
 
             state = MusState.new(Rules.from_mapping(header["rules"]), seed=header["seed"],
                                  first_dealer=header["first_dealer"])

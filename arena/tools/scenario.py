@@ -33,16 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import (
-    HandResult,
-    IllegalActionError,
-    IllegalSignalError,
-    MusState,
-    Rules,
-    format_legal,
-)
-from arena.results import format_result, result_to_json
-from arena.scenario_script import ScenarioError, ScriptedStep, line_of, parse_actions, resolve_cards
+from mus_core import HandResult, IllegalActionError, IllegalSignalError, Rules, format_legal
+from mus_core.state import MusState
+
+from arena.records.results import format_result, result_to_json
+from arena.tools.scenario_script import ScenarioError, ScriptedStep, line_of, parse_actions, resolve_cards
 
 __all__ = [
     "Scenario", "ScenarioError", "ScenarioOutcome", "check", "format_result", "load", "outcome_to_json",

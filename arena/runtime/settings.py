@@ -2,9 +2,9 @@
 
 Nothing here changes what a match decides: two runs of one seed with deterministic bots
 write the same hand logs whatever their runtimes, apart from the header's ``run`` object
-(:meth:`Runtime.header`, a timing field of :mod:`arena.handlog`). It holds:
+(:meth:`Runtime.header`, a timing field of :mod:`arena.records.handlog`). It holds:
 
-* the referee loop's polling window (:mod:`arena.referee.eventloop`): the arena's own
+* the referee loop's polling window (:mod:`arena.runtime.eventloop`): the arena's own
   choice, 200 µs; no command-line option sets it;
 * the gRPC tuning in effect (``grpc_experiments``): grpcio reads it once, when it is
   first imported, so it is applied then (:mod:`arena.remote.grpc_tuning`, with its
@@ -17,7 +17,7 @@ placement kept 0.46–0.59 (docs/performance.md, "Where bots run"), so it is gon
 settings it replaced (``--affinity``, ``--bot-cpus``, ``--spin-us``, ``bot_cpus`` and
 ``spin_us`` in league files, ``share_cpu`` in manifests) shipped in release 0.1.0, so
 they are still accepted, each with one deprecation warning
-(:func:`arena.deprecation.deprecated`), until release 0.3.0 (docs/compatibility.md);
+(:func:`arena.common.deprecation.deprecated`), until release 0.3.0 (docs/compatibility.md);
 docs/league.md says what each becomes.
 """
 
@@ -30,9 +30,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from arena.deprecation import deprecated
-from arena.referee import eventloop
-from arena.referee.eventloop import DEFAULT_POLL_US, MAX_POLL_US, check_poll_us
+from arena.common.deprecation import deprecated
+from arena.runtime import eventloop
+from arena.runtime.eventloop import DEFAULT_POLL_US, MAX_POLL_US, check_poll_us
 
 __all__ = ["DEFAULT_POLL_US", "MAX_POLL_US", "Runtime", "command_line", "legacy_spin_us_instead"]
 
@@ -73,7 +73,7 @@ class Runtime:
     @contextmanager
     def refereeing(self) -> Iterator[asyncio.AbstractEventLoop]:
         """Referee a match on this thread: yields the thread's event loop
-        (:func:`~arena.referee.eventloop.thread_loop`), polling :attr:`poll_us` while
+        (:func:`~arena.runtime.eventloop.thread_loop`), polling :attr:`poll_us` while
         it waits."""
         with eventloop.refereeing(self.poll_us):
             yield eventloop.thread_loop()

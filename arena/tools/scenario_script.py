@@ -2,7 +2,7 @@
 action script (``S0 no-mus; S1 p``, ``S2 seña duples``), read into the engine's cards
 and :class:`ScriptedStep` items; and the error that names a scenario's field and line.
 
-:mod:`arena.scenario` reads the whole file with these and plays it.
+:mod:`arena.tools.scenario` reads the whole file with these and plays it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine import CARDS, SUIT_CHARS, Action, Sena, parse_rank
+from mus_core import CARDS, SUIT_CHARS, Action, Sena, parse_rank
 
 
 class ScenarioError(ValueError):

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from mus_core import HandResult, Rules, format_cards
+from mus_core.state import MusState
+
 from arena import __version__
-from arena.boundedjson import JSONLimitError, check_depth, limit_text, lines
-from arena.engine import HandResult, MusState, Rules, format_cards
-from arena.results import result_to_json
+from arena.common.boundedjson import JSONLimitError, check_depth, limit_text, lines
+from arena.records.results import result_to_json
 
 SCHEMA_VERSION = 2
 """Bumped on any incompatible change to the records (docs/handlog.md). 2: a hand record
@@ -36,7 +38,7 @@ number of seats (schema 1 logs are re-played with the old dealing)."""
 TIMING_FIELDS = frozenset({"ms", "time_used_ms", "max_decision_ms", "run", "bot_cpus", "referee_cpus", "spin_us"})
 """The fields that differ between two runs of the same seed and deterministic bots: the
 times, and how the match was run for speed (the header's ``run``,
-:meth:`arena.runtime.Runtime.header`). ``bot_cpus``, ``referee_cpus`` and ``spin_us``
+:meth:`arena.runtime.settings.Runtime.header`). ``bot_cpus``, ``referee_cpus`` and ``spin_us``
 are the header fields ``run`` replaced: a log written before it compares equal to one
 written after."""
 
@@ -56,7 +58,7 @@ def match_header(*, match_id: str, seed: int, rules: Rules, first_dealer: int | 
                  seats: list[dict[str, Any]]) -> dict[str, Any]:
     """The header's fields (docs/handlog.md) but ``type``, ``schema`` and
     ``arena_version``, which :class:`HandLogWriter` adds. ``run``: how the match was run
-    for speed (:meth:`arena.runtime.Runtime.header`); ``sandbox``: the isolation of the
+    for speed (:meth:`arena.runtime.settings.Runtime.header`); ``sandbox``: the isolation of the
     bot processes (None: none spawned); ``seats``: per seat ``seat``, ``entry``, ``bot``,
     ``version`` and ``process``."""
     return {
@@ -184,7 +186,7 @@ class HandLog:
 
 class HandLogError(ValueError):
     """A log that cannot be read at all (missing, unreadable, no header), or that no
-    arena wrote: a line over the readers' limits (:mod:`arena.boundedjson`), or a record
+    arena wrote: a line over the readers' limits (:mod:`arena.common.boundedjson`), or a record
     whose fields have the wrong types. The message names the file and the line."""
 
 
@@ -228,7 +230,7 @@ def _record_problem(rec: dict[str, Any], spec: _Spec, where: str = "") -> str | 
 
 
 def parse_record(path: Path, no: int, data: bytes) -> tuple[dict[str, Any] | None, str]:
-    """One line of a log (at most :data:`arena.boundedjson.MAX_LINE_BYTES`, non-empty):
+    """One line of a log (at most :data:`arena.common.boundedjson.MAX_LINE_BYTES`, non-empty):
     ``(record, "")``, or ``(None, why)`` for a line that is not JSON or not a record (a
     line cut by a kill, damage: a reader reports it and goes on).
 
@@ -254,13 +256,13 @@ def parse_record(path: Path, no: int, data: bytes) -> tuple[dict[str, Any] | Non
 
 
 def too_long(path: Path, no: int) -> HandLogError:
-    """The error of a line over :data:`arena.boundedjson.MAX_LINE_BYTES`."""
+    """The error of a line over :data:`arena.common.boundedjson.MAX_LINE_BYTES`."""
     return HandLogError(f"{path}: {limit_text(no)}: not a mus-arena hand log")
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """Yield ``(line number, record or None, error)`` for each non-empty line
-    (:func:`parse_record`), each read within :mod:`arena.boundedjson`'s limits.
+    (:func:`parse_record`), each read within :mod:`arena.common.boundedjson`'s limits.
 
     Raises:
         HandLogError: the file cannot be read; a line over the limits; a record whose

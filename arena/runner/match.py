@@ -1,7 +1,7 @@
 """Run one match between bot specs: start the processes, referee, log every hand, stop them.
 
 Shared by ``mus match`` and the league runner, so a league adds nothing per match that
-``mus match`` does not do too. A league passes a :class:`~arena.league.pool.ProcessPool`:
+``mus match`` does not do too. A league passes a :class:`~arena.runner.pool.ProcessPool`:
 the match then takes its processes from it and gives back those that played cleanly.
 """
 
@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from mus_core import MatchEndReason
 
-from arena.engine import MatchEndReason
-from arena.handlog import HandLogWriter, match_header
-from arena.league.pool import Lease, ProcessPool, fresh_header
-from arena.referee.match import MatchConfig, MatchResult, play_match_async
+from arena.driver.match import MatchConfig, MatchResult, play_match_async
+from arena.records.handlog import HandLogWriter, match_header
 from arena.referee.player import FaultRecord, Player
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec
 from arena.remote.process import BotStartError
 from arena.remote.sandbox import protections as sandbox_protections
-from arena.runtime import Runtime
+from arena.runner.pool import Lease, ProcessPool, fresh_header
+from arena.runtime.settings import Runtime
 
 log = structlog.get_logger()
 
@@ -139,10 +139,10 @@ def run_match(
     A bot that fails to start loses the match by forfeit (its team), with the error
     recorded; if both teams fail the match is aborted. ``players`` replaces the
     processes (in-process tests). ``runtime``: how the match is run for speed
-    (:class:`~arena.runtime.Runtime`), recorded as the header's ``run``.
+    (:class:`~arena.runtime.settings.Runtime`), recorded as the header's ``run``.
     ``sandbox``: the isolation profile of the bot
     processes, ``"default"`` or ``"strict"`` (:mod:`arena.remote.sandbox`).
-    ``pool``: where the processes come from and go back to (:mod:`arena.league.pool`;
+    ``pool``: where the processes come from and go back to (:mod:`arena.runner.pool`;
     its sandbox is then the pool's); a bot whose manifest says ``fresh_process = true``
     still gets a process of its own, stopped after the match. None: every process is
     started for the match and stopped after it.
@@ -253,7 +253,7 @@ class _Seats:
 def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
             processes: list[dict[str, Any] | None] | None, runtime: Runtime, sandbox: str,
             spawned: bool) -> dict[str, Any]:
-    """The hand log's header (:func:`arena.handlog.match_header`)."""
+    """The hand log's header (:func:`arena.records.handlog.match_header`)."""
     return match_header(
         match_id=config.match_id, seed=config.seed, rules=config.rules, first_dealer=config.first_dealer,
         decision_ms=config.decision_ms, time_bank_ms=config.time_bank_ms, max_faults=config.max_faults,
@@ -267,7 +267,7 @@ def _header(config: MatchConfig, seating: Seating, players: Sequence[Player],
                 "entry": seating.seats[s],
                 "bot": getattr(p, "name", seating.seats[s]),
                 "version": (p.info.version if getattr(p, "info", None) is not None else ""),  # type: ignore[attr-defined]
-                # Started for this match or kept from an earlier one (arena/league/pool.py).
+                # Started for this match or kept from an earlier one (arena/runner/pool.py).
                 "process": processes[s] if processes else None,
             }
             for s, p in enumerate(players)

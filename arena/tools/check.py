@@ -1,8 +1,8 @@
 """``mus check``: a conformance test for bot authors, in numbered steps (fastchess style).
 
-It shares with ``mus replay --against`` (:mod:`arena.replay_against`) the bot process
-that knows whether it exited by itself (:class:`~arena.replay_against.CheckedProcess`)
-and the timed decision (:func:`~arena.replay_against.decide_timed`)."""
+It shares with ``mus replay --against`` (:mod:`arena.tools.replay_against`) the bot process
+that knows whether it exited by itself (:class:`~arena.tools.replay_against.CheckedProcess`)
+and the timed decision (:func:`~arena.tools.replay_against.decide_timed`)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import check_again
-from arena.engine import MatchEndReason, MusState, Rules
+from mus_core import MatchEndReason, Rules
+from mus_core.state import MusState
+
+from arena.driver.match import MatchConfig, MatchResult, play_match
 from arena.players.local import RandomPlayer
-from arena.referee.eventloop import thread_loop
-from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -35,7 +35,9 @@ from arena.remote import grants
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, BotSpec, parse_bot_spec
 from arena.remote.process import BotProcess, BotStartError
-from arena.replay_against import CheckedProcess, decide_timed, exit_text, stderr_excerpt
+from arena.runtime.eventloop import thread_loop
+from arena.tools import check_again
+from arena.tools.replay_against import CheckedProcess, decide_timed, exit_text, stderr_excerpt
 
 STEPS = (
     "starts",

@@ -3,7 +3,7 @@ time control, and report where it answers differently, illegally or late.
 
 The logged match is played again by a :class:`~arena.referee.session.MatchSession` fed
 the logged answers and times, so each request is what the seat was told in the match.
-``mus check`` (:mod:`arena.check`) uses this module's bot process
+``mus check`` (:mod:`arena.tools.check`) uses this module's bot process
 (:class:`CheckedProcess`), timed decision (:func:`decide_timed`) and stderr excerpt.
 """
 
@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Action, MatchEndReason, Observation, Rules, Sena, format_legal, is_in
-from arena.handlog import HandLog
-from arena.referee.eventloop import thread_loop
-from arena.referee.match import MatchConfig
+from mus_core import Action, MatchEndReason, Rules, Sena, format_legal, is_in
+from mus_core.state import Observation
+
+from arena.driver.match import MatchConfig
+from arena.records.handlog import HandLog
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -36,6 +37,7 @@ from arena.referee.session import Faulted, MatchSession
 from arena.remote.client import RemoteBot, close_bots
 from arena.remote.manifest import BotManifest, parse_bot_spec
 from arena.remote.process import BotProcess
+from arena.runtime.eventloop import thread_loop
 
 STDERR_TAIL_LINES = 10
 """The last lines of a failing bot's stderr shown (after the first ten)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine import HandEnd, HandResult, format_cards
+from mus_core import HandEnd, HandResult, format_cards
 
 
 def ended_by_text(ended_by: HandEnd | None) -> str | None:

@@ -25,8 +25,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from arena.engine import Action, LegalAction
-from arena.referee.eventloop import DEFAULT_POLL_US, refereeing, stall_meter, thread_loop
+from mus_core import Action, LegalAction
+
 from arena.referee.player import (
     BotFault,
     Decision,
@@ -47,6 +47,7 @@ from arena.referee.session import (
     SessionEvent,
     games_record,
 )
+from arena.runtime.eventloop import DEFAULT_POLL_US, refereeing, stall_meter, thread_loop
 
 __all__ = [
     "HandSink", "MatchConfig", "MatchResult", "games_record", "play_match", "play_match_async",
@@ -76,8 +77,8 @@ def play_match(
     """Play one match on this thread's event loop; see :func:`play_match_async`.
 
     ``poll_us``: how long the loop polls for an answer before it sleeps, in
-    microseconds (0: never); see :mod:`arena.referee.eventloop`. (``mus match`` and
-    leagues run :func:`play_match_async` inside :meth:`arena.runtime.Runtime.refereeing`.)
+    microseconds (0: never); see :mod:`arena.runtime.eventloop`. (``mus match`` and
+    leagues run :func:`play_match_async` inside :meth:`arena.runtime.settings.Runtime.refereeing`.)
 
     Raises:
         ValueError: a bad ``poll_us``, or not one player per seat.
@@ -104,7 +105,7 @@ async def play_match_async(
     unfinished: every hand in which a decision was asked is recorded.
 
     A decision's time excludes the arena's own stalls (the process stopped, a paused
-    VM: see :class:`~arena.referee.eventloop.StallMeter`), measured while a player that
+    VM: see :class:`~arena.runtime.eventloop.StallMeter`), measured while a player that
     awaits is awaited: a stall is neither a timeout nor charged to the seat's bank.
 
     Raises:

@@ -3,7 +3,7 @@ report's viewer and for a human seat at a terminal (``mus play``)."""
 
 from __future__ import annotations
 
-from arena.engine import Event, EventKind, LiveBet
+from mus_core import Event, EventKind, LiveBet
 
 
 def event_text(ev: Event) -> str:

@@ -7,7 +7,7 @@ The retired settings, each read where its file or option is read (marked
 for that and for ``share_cpu``):
 
 * ``--affinity``, ``--bot-cpus``, ``--spin-us`` (``mus match``, ``mus league``):
-  :func:`arena.runtime.command_line`;
+  :func:`arena.runtime.settings.command_line`;
 * ``bot_cpus`` and ``spin_us`` in league files: :mod:`arena.league.config`;
 * ``share_cpu`` in manifests: :mod:`arena.remote.manifest`.
 """

@@ -2,7 +2,7 @@
 stall meter. Nothing runs at import: what the process may use is read when first needed.
 
 Before a refereeing loop blocks in ``select`` it polls with a zero timeout for up to
-the runtime's window (:attr:`arena.runtime.Runtime.poll_us`), only during a match, only
+the runtime's window (:attr:`arena.runtime.settings.Runtime.poll_us`), only during a match, only
 while one match of the process is refereed, only when the process may use two CPUs or
 more, and only while polling pays (most polls find their answer: not on a loaded
 machine). Why, what it costs and the measurements: docs/performance.md, "The referee's
@@ -12,14 +12,13 @@ polling".
 from __future__ import annotations
 
 import asyncio
-import functools
-import os
 import selectors
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+from arena.runtime.cpus import process_cpus
 
 DEFAULT_POLL_US = 200
 """How long an idle referee loop polls before it sleeps, in microseconds (0: never).
@@ -29,74 +28,6 @@ MAX_POLL_US = 10_000
 """The largest window accepted: beyond it, polling is just burning a CPU."""
 
 _clock = time.perf_counter
-
-
-@functools.cache
-def process_cpus() -> int:
-    """How many CPUs the process may use (:func:`_process_cpus`), read once, when first asked."""
-    return _process_cpus()
-
-
-def _process_cpus(proc: Path = Path("/proc/self")) -> int:
-    """How many CPUs this process may use: its CPU affinity where the platform has one,
-    and no more than its cgroups' CPU quota allows (a container run with ``--cpus 1``
-    sees every CPU of the host, but gets one CPU's worth of time)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    limit = cgroup_cpu_limit(proc)
-    return cpus if limit is None else max(1, min(cpus, int(limit)))
-
-
-def cgroup_cpu_limit(proc: Path = Path("/proc/self")) -> float | None:
-    """The CPUs' worth of time the process's cgroups allow (the smallest quota over
-    period from its cgroup up to the hierarchy's root, cgroup v2 or v1), or None:
-    no quota, or not Linux."""
-    try:
-        mounts = (proc / "mountinfo").read_text(encoding="utf-8").splitlines()
-        groups = [g.split(":", 2) for g in (proc / "cgroup").read_text(encoding="utf-8").splitlines()]
-    except OSError:
-        return None
-    limits: list[float] = []
-    for line in mounts:
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) < 5 or len(tail) < 3:
-            continue
-        root, point, fstype, options = fields[3], Path(fields[4]), tail[0], tail[2].split(",")
-        if fstype == "cgroup2":
-            path = next((g[2] for g in groups if len(g) == 3 and g[0] == "0" and not g[1]), None)
-        elif fstype == "cgroup" and "cpu" in options:
-            path = next((g[2] for g in groups if len(g) == 3 and "cpu" in g[1].split(",")), None)
-        else:
-            continue
-        if path is None or not (path + "/").startswith(root.rstrip("/") + "/"):
-            continue
-        folder = point / path[len(root.rstrip("/")):].lstrip("/")
-        while True:
-            limit = _cpu_limit_in(folder, fstype == "cgroup2")
-            if limit is not None:
-                limits.append(limit)
-            if folder == point or folder.parent == folder:
-                break
-            folder = folder.parent
-    return min(limits) if limits else None
-
-
-def _cpu_limit_in(folder: Path, v2: bool) -> float | None:
-    """The quota over period set in one cgroup folder, None if none (or unreadable)."""
-    try:
-        if v2:
-            quota, period = (folder / "cpu.max").read_text(encoding="ascii").split()[:2]
-        else:
-            quota = (folder / "cpu.cfs_quota_us").read_text(encoding="ascii").strip()
-            period = (folder / "cpu.cfs_period_us").read_text(encoding="ascii").strip()
-        if quota in ("max", "-1") or int(period) <= 0:
-            return None
-        return int(quota) / int(period)
-    except (OSError, ValueError):
-        return None
 
 
 PAYS = 0.5

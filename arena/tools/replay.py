@@ -11,21 +11,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import (
+from mus_core import (
     Action,
     Card,
     EventKind,
     IllegalActionError,
     IllegalSignalError,
-    MusState,
-    Observation,
     Rules,
     Sena,
     format_cards,
     parse_cards,
 )
-from arena.handlog import HandLog
-from arena.results import result_to_json
+from mus_core.state import MusState, Observation
+
+from arena.records.handlog import HandLog
+from arena.records.results import result_to_json
 
 
 @dataclass
@@ -273,7 +273,7 @@ def format_hand(hand: ReplayedHand, seat: int | None = None, echo: Callable[[str
                 if seat is None or s == seat:
                     echo(f"        S{s} (T{s & 1}) now holds: {cards}")
     if hand.result is not None:
-        from arena.results import format_result
+        from arena.records.results import format_result
 
         for line in format_result(hand.result).splitlines()[1:]:
             echo("   " + line.strip() if line.startswith("  S") else "  " + line)

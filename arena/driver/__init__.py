@@ -1,0 +1,1 @@
+"""The asyncio driver: plays a pure MatchSession against Players."""

@@ -1,0 +1,1 @@
+"""How a match runs for speed: the referee's event loops, the CPUs the arena may use, the runtime settings."""

@@ -1,0 +1,1 @@
+"""The tools on top of matches: mus check, replay, replay --against, scenarios."""
