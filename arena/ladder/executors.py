@@ -27,7 +27,8 @@ from arena.ladder.settings import for_match
 from arena.ladder.store import LadderError
 from arena.league.config import ClusterConfig
 from arena.league.executor import LocalExecutor, MatchExecutor
-from arena.league.procs import ProcessExecutor, worker_setup
+from arena.league.procs import ProcessExecutor
+from arena.league.procs_worker import worker_setup
 from arena.league.results_file import LeagueError
 from arena.league.schedule import ScheduledMatch
 from arena.remote.manifest import BotSpec
@@ -81,7 +82,7 @@ class LadderExecutors:
         return self._current
 
     def _on_cluster(self, specs: dict[str, BotSpec]) -> MatchExecutor:
-        from arena.league.cluster import RayExecutor
+        from arena.league.cluster_executor import RayExecutor
 
         assert self.cluster is not None
         if not set(specs) <= self._versions:

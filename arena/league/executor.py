@@ -1,5 +1,5 @@
 """Where a league's matches are played: on this machine's worker threads
-(:class:`LocalExecutor`) or on a Ray cluster (:class:`arena.league.cluster.RayExecutor`).
+(:class:`LocalExecutor`) or on a Ray cluster (:class:`arena.league.cluster_executor.RayExecutor`).
 
 The league loop (:mod:`arena.league.loop`) is the same for both: it submits matches
 while the executor has room, and records each finished match itself (results.jsonl,

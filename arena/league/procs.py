@@ -28,30 +28,23 @@ What the workers are given, and how:
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import resource
-import signal
 import socket
 import subprocess
 import sys
 import threading
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from arena.common.log_setup import LogFormat, configure_logging, current_logging
-from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, own_cpu
+from arena.league.procs_worker import WorkerSetup
 from arena.league.schedule import ScheduledMatch
 from arena.runner.match import MatchOutcome
-from arena.runner.pool import ProcessPool
-from arena.runtime.eventloop import share_cpus_with
 
 log = structlog.get_logger()
 
@@ -70,124 +63,9 @@ QUEUED_PER_WORKER = 2
 WORKER_FIX = "find why the referee worker died (its stderr is above)"
 
 
-@dataclass(frozen=True)
-class WorkerSetup:
-    """What every referee worker gets once, at its start (pickled into its pipe)."""
-
-    config: LeagueConfig
-    """The league as run, its ``seed`` removed: the worker deals no match itself."""
-    out_dir: Path
-    reuse: bool
-    max_process_matches: int
-    entry_seeds: dict[str, frozenset[int]] | None
-    """Per entry, the deals (seeds) it has left to play: a pooled process that has played
-    all of them is stopped (the thread pools' ``useful``). None: the matches are not
-    known ahead (a ladder's), and a pooled process is kept up to its ``max_matches``."""
-    logging: tuple[LogFormat, int] | None
-    jobs: int
-    """The league's workers: a referee polls only if the machine has CPUs to spare."""
-    bots_dir: Path | None = None
-    """Where the bots' stdout and stderr go; None: ``out_dir/bots`` (a league's)."""
-
-
-def worker_setup(config: LeagueConfig, out_dir: Path, reuse: bool, max_process_matches: int,
-                 entry_seeds: dict[str, set[int]] | None, jobs: int, *, bots_dir: Path | None = None) -> WorkerSetup:
-    """The setup of a league's (or a ladder's) workers: nothing of its secret (not even a
-    seed the user gave)."""
-    seeds = None if entry_seeds is None else {entry: frozenset(s) for entry, s in entry_seeds.items()}
-    return WorkerSetup(replace(config, seed=None, cluster=None), out_dir, reuse, max_process_matches, seeds,
-                       current_logging(), jobs, bots_dir)
-
-
-# --- in the worker process --------------------------------------------------------------------
-
-
-def _die_with_parent() -> None:
-    """Have the kernel SIGKILL this process when the arena's thread that started it ends
-    (Linux; elsewhere the worker ends when its pipe closes, after its match)."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:  # the parent died before prctl
-        os._exit(1)
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    """Stop every bot of this worker, then exit, from a thread: the main thread may hold
-    the bot registry's lock at this instant."""
-    from arena.remote import machine_view
-    from arena.remote.process import stop_all_bots
-
-    def stop() -> None:
-        try:
-            stop_all_bots()
-            machine_view.remove()  # os._exit runs no atexit handler, which would remove it
-        finally:
-            os._exit(128 + signal.SIGTERM)
-
-    threading.Thread(target=stop, daemon=True).start()
-
-
-def _portable(exc: BaseException) -> BaseException:
-    """``exc`` if it survives pickling, else a RuntimeError naming it."""
-    import pickle
-
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:
-        return RuntimeError(repr(exc))
-    return exc
-
-
-def worker_main(conn: Connection, setup: WorkerSetup) -> None:
-    """A referee worker: play each match the pipe brings, send back its outcome (or its
-    exception); at ``None`` or a closed pipe, stop the pool's processes and exit,
-    sending the CPU seconds this process and its bots used."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    _die_with_parent()
-    # As the arena logs (warnings and up on stderr when it was never configured: a
-    # library caller, a test), never structlog's unconfigured everything-on-stdout.
-    configure_logging(*(setup.logging or ("console", 0)))
-    share_cpus_with(setup.jobs)
-    from arena.league.loop import play_scheduled
-
-    seeds = setup.entry_seeds
-    bots_dir = setup.bots_dir or setup.out_dir / "bots"
-
-    def useful(key: tuple[str, str, str], played: frozenset[int]) -> bool:
-        return seeds is None or not seeds.get(key[0], frozenset()) <= played
-
-    pool = (ProcessPool(bots_dir, sandbox=setup.config.sandbox,
-                        max_matches=setup.max_process_matches, useful=useful) if setup.reuse else None)
-    try:
-        while True:
-            try:
-                m = conn.recv()
-            except (EOFError, OSError):
-                return  # the arena is gone
-            if m is None:
-                break
-            try:
-                reply: tuple[str, Any] = ("ok", play_scheduled(setup.config, setup.out_dir, pool, m, bots_dir))
-            except Exception as exc:  # handed to the league loop, as a thread's future would
-                reply = ("error", _portable(exc))
-            conn.send(reply)
-    finally:
-        if pool is not None:
-            pool.close()
-    own, bots = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    with contextlib.suppress(OSError):
-        conn.send(("cpu", CpuUse(own.ru_utime + own.ru_stime, bots.ru_utime + bots.ru_stime)))
-
-
-# --- in the arena's process -------------------------------------------------------------------
-
-
 class _Worker:
     """One referee worker process, as the executor sees it: ``python -m
-    arena.league.procs FD``, its end of a socket pair the only thing it is given on its
+    arena.league.procs_worker FD``, its end of a socket pair the only thing it is given on its
     command line; the setup follows over the socket."""
 
     def __init__(self, setup: WorkerSetup, number: int) -> None:
@@ -196,7 +74,7 @@ class _Worker:
         # The arena as this process imported it (a checkout on sys.path, say), first.
         env["PYTHONPATH"] = os.pathsep.join([_ARENA_ROOT, *filter(None, [env.get("PYTHONPATH")])])
         with theirs:
-            self.process = subprocess.Popen([sys.executable, "-m", "arena.league.procs", str(theirs.fileno())],
+            self.process = subprocess.Popen([sys.executable, "-m", "arena.league.procs_worker", str(theirs.fileno())],
                                             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
                                             process_group=0)  # not in the terminal's group: Ctrl-C is the parent's
         self.conn = Connection(ours.detach())
@@ -408,18 +286,3 @@ class ProcessExecutor:
         (a worker killed before it could report is missing)."""
         now = own_cpu()
         return CpuUse(now - self._since + self._cpu[0], self._cpu[1])
-
-
-def _main() -> None:
-    """``python -m arena.league.procs FD``: a referee worker on the socket ``FD``."""
-    conn = Connection(int(sys.argv[1]))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # before the setup: Ctrl-C is the parent's to handle
-    try:
-        setup = conn.recv()
-    except (EOFError, OSError):
-        return
-    worker_main(conn, setup)
-
-
-if __name__ == "__main__":
-    _main()

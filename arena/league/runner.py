@@ -23,7 +23,8 @@ from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterStatus, CpuUse, LocalExecutor, MatchExecutor
 from arena.league.folder import league_identity, league_lock, make_folder, prepare_output
 from arena.league.loop import LeagueLoop, write_standings
-from arena.league.procs import ProcessExecutor, worker_setup
+from arena.league.procs import ProcessExecutor
+from arena.league.procs_worker import worker_setup
 from arena.league.results_file import RESULTS_FILE, ResultsWriter, read_results
 from arena.league.results_file import (
     LeagueError as LeagueError,  # re-exported: the league's error, raised from here too

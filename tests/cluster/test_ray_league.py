@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from arena.league import cluster as cluster_mod
+from arena.league import cluster_executor
 from arena.league.cluster_worker import MatchTask
 from arena.league.config import ClusterConfig, LeagueConfig, load_league
 from arena.league.executor import ClusterStatus
@@ -183,9 +184,9 @@ def ray_run(ray_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple
 @contextlib.contextmanager
 def spying(sent: list[bytes]) -> Iterator[None]:
     """Every task a RayExecutor sends, pickled (as Ray ships it), appended to ``sent``."""
-    made = cluster_mod.RayExecutor.__init__
+    made = cluster_executor.RayExecutor.__init__
 
-    def recording(self: cluster_mod.RayExecutor, *args: Any, **kwargs: Any) -> None:
+    def recording(self: cluster_executor.RayExecutor, *args: Any, **kwargs: Any) -> None:
         made(self, *args, **kwargs)
         remote = self.remote
 
@@ -197,7 +198,7 @@ def spying(sent: list[bytes]) -> Iterator[None]:
         self.remote = Spy()
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cluster_mod.RayExecutor, "__init__", recording)
+        mp.setattr(cluster_executor.RayExecutor, "__init__", recording)
         yield
 
 

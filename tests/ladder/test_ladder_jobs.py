@@ -18,7 +18,7 @@ from ladder_helpers import SETTINGS, make_ladder, mus, ok
 from arena.ladder import executors
 from arena.ladder.folder import open_ladder
 from arena.ladder.settings import granted
-from arena.league.procs import WorkerSetup
+from arena.league.procs_worker import WorkerSetup
 from arena.records.handlog import untimed
 from arena.remote.manifest import load_spec
 

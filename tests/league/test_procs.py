@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from arena.league.config import load_league
-from arena.league.procs import worker_setup
+from arena.league.procs_worker import worker_setup
 from arena.league.runner import LeagueError, run_league
 from arena.league.schedule import schedule
 from arena.league.secret import LeagueSecret

@@ -15,11 +15,11 @@ REPO = Path(__file__).resolve().parents[2]
 WORKER = """
 import signal, sys, time
 from pathlib import Path
-from arena.league import procs
+from arena.league import procs_worker
 from arena.remote import machine_view
 root = Path(sys.argv[1])
 machine_view.binds(root)
-signal.signal(signal.SIGTERM, procs._on_sigterm)
+signal.signal(signal.SIGTERM, procs_worker._on_sigterm)
 print(next(root.iterdir()), flush=True)
 time.sleep(30)
 """
