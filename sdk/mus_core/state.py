@@ -774,6 +774,25 @@ class MusState:
         self._hands = hands
         # The stock is kept reversed so that drawing from the top is list.pop().
         self._stock = deck[:dealt - 1:-1]
+        self._clear_hand(n)
+        self._lance = GRANDE
+        self._scores_before = (self._scores[0], self._scores[1])
+        mc = self._rules.mus_corrido
+        first_of_game = not self._hand_results or self._hand_results[-1].game_over
+        self._corrido = (mc is MusCorrido.FIRST_HAND_OF_MATCH and not self._hand_results) or (
+            mc is MusCorrido.FIRST_HAND_OF_EACH_GAME and first_of_game
+        )
+        if self._corrido:
+            self._sig_window = None  # no señas until the mus is cut (§3.6)
+        if self._rules.max_mus_rounds == 0:
+            self._corrido = False
+            self._start_lances()
+        else:
+            self._phase = Phase.MUS
+            self._to_act_seat = mano
+
+    def _clear_hand(self, n: int) -> None:
+        """What a hand starts with, apart from its cards: empty pile, history and bets."""
         self._pile: list[Card] = []
         self._round_discards: list[list[Card]] = [[] for _ in range(n)]
         # Per seat, what it threw this hand: immutable, so a clone shares it.
@@ -801,21 +820,6 @@ class MusState:
         self._declarations: dict[Lance, tuple[bool, ...]] = {}
         # Per lance: (outcome, stake, bet_team, deje); filled as lances are decided.
         self._lance_state: list[tuple[LanceOutcome, int, int, int] | None] = [None] * 4
-        self._lance = GRANDE
-        self._scores_before = (self._scores[0], self._scores[1])
-        mc = self._rules.mus_corrido
-        first_of_game = not self._hand_results or self._hand_results[-1].game_over
-        self._corrido = (mc is MusCorrido.FIRST_HAND_OF_MATCH and not self._hand_results) or (
-            mc is MusCorrido.FIRST_HAND_OF_EACH_GAME and first_of_game
-        )
-        if self._corrido:
-            self._sig_window = None  # no señas until the mus is cut (§3.6)
-        if self._rules.max_mus_rounds == 0:
-            self._corrido = False
-            self._start_lances()
-        else:
-            self._phase = Phase.MUS
-            self._to_act_seat = mano
 
     def _apply_mus(self, action: Action) -> None:
         seat = self._to_act_seat
