@@ -187,7 +187,7 @@ class _Driver:
         """The next turn and its encoded request, if this seat answers as it did last
         time in the same situation; None if there is no guess or nothing to prepare."""
         assert self.guesses is not None
-        guess = self.guesses[turn.seat].get(turn.view.legal_actions)
+        guess = self.guesses[turn.seat].get(turn.view.legal_actions.entries)
         if guess is None:
             return None
         try:
@@ -205,7 +205,7 @@ class _Driver:
             seen = self.guesses[turn.seat]
             if len(seen) >= GUESSES_PER_SEAT:
                 seen.clear()
-            seen[turn.view.legal_actions] = action
+            seen[turn.view.legal_actions.entries] = action
 
 
 async def _deliver(events: list[SessionEvent], players: Sequence[Player], on_hand: HandSink | None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from mus_core import (
@@ -25,13 +25,13 @@ from mus_core import (
     EventKind,
     HandResult,
     LegalAction,
+    Observation,
     Sena,
     discard,
     envido,
     format_cards,
     is_in,
 )
-from mus_core.state import Observation
 
 from arena.records.narrate import bet_text, event_text
 from arena.records.results import format_result
@@ -79,7 +79,7 @@ class LineReader:
         return line
 
 
-def choices(legal: tuple[LegalAction, ...]) -> list[str]:
+def choices(legal: Sequence[LegalAction]) -> list[str]:
     """The numbered options' texts, in the order of ``legal``."""
     out = []
     for entry in legal:

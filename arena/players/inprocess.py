@@ -10,8 +10,7 @@ wire; only the transport is skipped. The seña needs no conversion: the SDK's
 from __future__ import annotations
 
 from mus.v1 import game_pb2 as pb
-from mus_core import HandResult, Rules
-from mus_core.state import Observation
+from mus_core import HandResult, Observation, Rules
 from mus_sdk import Bot, split_decision
 from mus_sdk import convert as sdk_convert
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-from mus_core import HandResult
+from mus_core import HandResult, Observation
 from mus_core.random_play import random_action
-from mus_core.state import Observation
 
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo
 

@@ -18,8 +18,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mus_core import Action, HandResult, MatchEndReason, Rules, Sena
-from mus_core.state import Observation
+from mus_core import Action, HandResult, MatchEndReason, Observation, Rules, Sena
 
 
 class FaultKind(enum.Enum):

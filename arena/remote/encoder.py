@@ -22,8 +22,7 @@ from typing import Any
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
-from mus_core import CARDS, Card, Event, Lance, LegalAction, Phase, Rules, Sena
-from mus_core.state import Observation
+from mus_core import CARDS, Card, Event, Lance, LegalAction, Observation, Phase, Rules, Sena
 
 from arena.wire.convert import event_to_pb, fill_legal, pb_enum, rules_to_pb
 
@@ -62,7 +61,7 @@ class RequestEncoder:
 
     def encode(self, view: Observation, request_id: int, deadline_ms: int, time_bank_ms: int) -> EncodedRequest:
         """The request for ``view`` (pure: see the module docstring)."""
-        history, history_bytes = self._history_fields(view.history)
+        history, history_bytes = self._history_fields(tuple(view.history))  # the engine's tuple itself
         bet = view.bet
         inner = b"".join((
             self._head_fields(view),

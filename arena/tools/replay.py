@@ -17,12 +17,13 @@ from mus_core import (
     EventKind,
     IllegalActionError,
     IllegalSignalError,
+    Observation,
     Rules,
     Sena,
     format_cards,
     parse_cards,
 )
-from mus_core.state import MusState, Observation
+from mus_core.state import MusState
 
 from arena.records.handlog import HandLog
 from arena.records.results import result_to_json

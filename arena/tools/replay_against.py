@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mus_core import Action, MatchEndReason, Rules, Sena, format_legal, is_in
-from mus_core.state import Observation
+from mus_core import Action, MatchEndReason, Observation, Rules, Sena, format_legal, is_in
 
 from arena.driver.match import MatchConfig
 from arena.records.handlog import HandLog

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from mus.v1 import bot_service_pb2 as svc
 from mus.v1 import game_pb2 as pb
-from mus_core import HandResult, Rules, Sena
-from mus_core.state import MusState, Observation
+from mus_core import HandResult, Observation, Rules, Sena
+from mus_core.state import MusState
 from mus_sdk import convert as sdk
 from mus_sdk.protomap import to_proto
 from mus_sdk.types import MatchEnd, MatchEndReason, MatchInfo

@@ -61,6 +61,7 @@ from mus_core.events import (
     Phase,
     Sena,
 )
+from mus_core.observation import LegalActions, Observation
 from mus_core.rules import JuegoReal, MusCorrido, Rules, SignalMode
 
 __all__ = [
@@ -68,7 +69,7 @@ __all__ = [
     "QUIERO", "RANK_CHARS", "SUIT_CHARS", "Action", "ActionKind", "Card", "Declarations",
     "DiscardRange", "EnvidoRange", "Event", "EventKind", "HandEnd", "HandEndKind", "HandResult",
     "HandValue", "IllegalActionError", "IllegalSignalError", "InvalidActionError", "JuegoReal", "Lance",
-    "LanceOutcome", "LanceResult", "LegalAction", "LiveBet", "MatchEndReason", "MusCorrido", "MusError",
+    "LanceOutcome", "LanceResult", "LegalAction", "LegalActions", "LiveBet", "MatchEndReason", "MusCorrido", "MusError", "Observation",
     "Pares", "Phase", "Rank", "Rules", "Sena", "SignalMode", "Suit", "discard", "envido",
     "format_cards", "format_legal", "is_in", "parse_cards", "parse_rank",
 ]

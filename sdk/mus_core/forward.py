@@ -54,18 +54,19 @@ What is not conditioned on
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterable
 
+from mus_core._deprecation import module_aliases
 from mus_core.actions import Action, discard
 from mus_core.cards import CARDS, Card
 from mus_core.evaluate import RANK_BITS, HandValue, table
-from mus_core.events import Event, EventKind, HandResult, Lance, Phase, Sena
+from mus_core.events import EventKind, HandResult, Lance, Phase, Sena
+from mus_core.observation import Observation
 from mus_core.random_play import random_action
 from mus_core.rules import MusCorrido, Rules
 from mus_core.state import MusState, _true_senas
 
-__all__ = ["ObservationLike", "SamplingError", "StateSampler", "hand_score", "play_out_hand", "sample_state"]
+__all__ = ["SamplingError", "StateSampler", "hand_score", "play_out_hand", "sample_state"]
 
 MAX_TRIES = 200_000
 """Rejection gives up after this many draws (only an inconsistent observation, or a
@@ -77,35 +78,6 @@ class SamplingError(ValueError):
     unlikely to sample by rejection)."""
 
 
-class ObservationLike(Protocol):
-    """What :func:`sample_state` reads: the engine's ``Observation`` and the SDK's have it."""
-
-    @property
-    def seat(self) -> int: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def cards(self) -> tuple[Card, ...]: ...
-    @property
-    def history(self) -> Sequence[Event]: ...
-    @property
-    def mano(self) -> int: ...
-    @property
-    def scores(self) -> tuple[int, ...]: ...
-    @property
-    def games_won(self) -> tuple[int, ...]: ...
-    @property
-    def vacas_won(self) -> tuple[int, ...]: ...
-    @property
-    def game(self) -> int: ...
-    @property
-    def hand(self) -> int: ...
-    @property
-    def discard_round(self) -> int: ...
-    @property
-    def own_discards(self) -> tuple[Card, ...]: ...
-
-
 class _Plan:
     """What a history says about the hidden cards, computed once per observation."""
 
@@ -114,7 +86,7 @@ class _Plan:
         "prefix_thrown", "prefix_vis", "reshuffles", "stock_size", "suffix", "unseen",
     )
 
-    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card] | None) -> None:
+    def __init__(self, obs: Observation, known_discards: Iterable[Card] | None) -> None:
         rules = obs.rules
         n = self.n = rules.players
         seat = obs.seat
@@ -187,7 +159,7 @@ def _signalled(sena: Sena) -> Callable[[HandValue], bool]:
     return lambda v: sena in _true_senas(v)
 
 
-def sample_state(obs: ObservationLike, rng: random.Random, known_discards: Iterable[Card] | None = None) -> MusState:
+def sample_state(obs: Observation, rng: random.Random, known_discards: Iterable[Card] | None = None) -> MusState:
     """A full state consistent with what ``obs.seat`` knows, hidden cards drawn uniformly.
 
     ``obs`` is the engine's ``Observation`` (``MusState.view``) or the SDK's (what
@@ -208,7 +180,7 @@ class StateSampler:
 
     __slots__ = ("_obs", "_plan")
 
-    def __init__(self, obs: ObservationLike, known_discards: Iterable[Card] | None = None) -> None:
+    def __init__(self, obs: Observation, known_discards: Iterable[Card] | None = None) -> None:
         self._obs = obs
         self._plan = _Plan(obs, known_discards)
 
@@ -234,7 +206,7 @@ class StateSampler:
         return _build(self._obs, self._plan, rng, likelihood)
 
 
-def _draw(obs: ObservationLike, plan: _Plan, rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
+def _draw(obs: Observation, plan: _Plan, rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
     """Four cards for every seat (the seat's own plus what it threw this round) and the
     rest, by rejection over the whole draw."""
     n, seat, own = plan.n, obs.seat, list(obs.cards)
@@ -283,7 +255,7 @@ def _tables(rules: Rules) -> dict[int, HandValue]:
 
 
 def _build(
-    obs: ObservationLike, plan: _Plan, rng: random.Random, likelihood: Callable[[MusState, Action], float] | None
+    obs: Observation, plan: _Plan, rng: random.Random, likelihood: Callable[[MusState, Action], float] | None
 ) -> tuple[MusState, float]:
     rules = obs.rules
     hands, rest = _draw(obs, plan, rng)
@@ -325,7 +297,7 @@ def _build(
 
 
 def _replay_suffix(
-    state: MusState, obs: ObservationLike, plan: _Plan, rng: random.Random,
+    state: MusState, obs: Observation, plan: _Plan, rng: random.Random,
     likelihood: Callable[[MusState, Action], float] | None,
 ) -> float:
     """Apply the hand's events since its last replacements (``plan.suffix``) to ``state``:
@@ -395,3 +367,12 @@ def hand_score(result: HandResult, team: int, game_value: int = 40) -> int:
         return game_value if result.game_winner == team else -game_value
     before, after = result.scores_before, result.scores_after
     return (after[team] - before[team]) - (after[1 - team] - before[1 - team])
+
+
+_former = module_aliases(__name__, {"ObservationLike": (Observation, "Observation")})
+
+
+def __getattr__(name: str) -> object:
+    """Former names, with a ``DeprecationWarning``: ``ObservationLike`` (the protocol that
+    bridged the engine's and the SDK's observations) is :class:`Observation`, now one class."""
+    return _former(name)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
 from mus_core._deprecation import deprecated, module_aliases
@@ -66,6 +66,7 @@ from mus_core.events import (
     Phase,
     Sena,
 )
+from mus_core.observation import LegalActions, Observation
 from mus_core.rules import MusCorrido, Rules, SignalMode
 
 GRANDE, CHICA, PARES, JUEGO, PUNTO = Lance
@@ -108,67 +109,6 @@ _ORDERS = {n: _orders(n) for n in (2, 4, 6)}
 _LEGAL_BETS: dict[tuple[int | None, bool, int, bool], tuple[LegalAction, ...]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """Exactly what one seat may know: its cards and the public state of the match.
-
-    The bot SDK's ``mus_sdk.Observation`` is this, as a bot receives it over the wire
-    (a ``mus.v1.DecisionRequest``), with the request's id and deadline.
-    """
-
-    seat: int
-    team: int
-    num_seats: int
-    """Seats at the table (``rules.players``)."""
-    rules: Rules
-    game: int
-    hand: int
-    dealer: int
-    mano: int
-    scores: tuple[int, int]
-    games_won: tuple[int, int]
-    """Games won by each team in the current vaca."""
-    vacas_won: tuple[int, int]
-    """Vacas won by each team (0–0 while ``rules.vacas_to_win`` is 1)."""
-    phase: Phase
-    lance: Lance | None
-    to_act: int | None
-    cards: tuple[Card, ...]
-    """This seat's own four cards."""
-    history: tuple[Event, ...]
-    """Public events of the current hand, with only the señas this seat saw."""
-    legal_actions: tuple[LegalAction, ...]
-    """Empty unless this seat is to act."""
-    legal_senas: tuple[Sena, ...]
-    """Señas this seat may give right now."""
-    bet: LiveBet | None
-    """The live bet waiting for an answer, or ``None``."""
-    discard_round: int
-    """Discard rounds completed in this hand."""
-    own_discards: tuple[Card, ...] = ()
-    """The cards this seat threw in this hand, in the order thrown (its own knowledge:
-    never another seat's)."""
-
-    # Former names (the SDK and the proto say ``bet``, ``discard_round``, ``num_seats``).
-    @property
-    def live_bet(self) -> LiveBet | None:
-        """Deprecated alias of :attr:`bet`."""
-        deprecated("Observation.live_bet", "Observation.bet")
-        return self.bet
-
-    @property
-    def mus_round(self) -> int:
-        """Deprecated alias of :attr:`discard_round`."""
-        deprecated("Observation.mus_round", "Observation.discard_round")
-        return self.discard_round
-
-    @property
-    def players(self) -> int:
-        """Deprecated alias of :attr:`num_seats`."""
-        deprecated("Observation.players", "Observation.num_seats")
-        return self.num_seats
-
-
 _former = module_aliases(__name__, {"SeatView": (Observation, "Observation")})
 
 
@@ -177,7 +117,7 @@ def __getattr__(name: str) -> object:
     return _former(name)
 
 
-# A frozen dataclass's __init__ sets each of its 21 fields through object.__setattr__,
+# A frozen dataclass's __init__ sets each of its fields through object.__setattr__,
 # which made building the view cost more than an engine action. The slots' own
 # descriptors set them directly: the same object, about half the cost.
 _OBS_SETTERS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
@@ -190,6 +130,24 @@ def _observation(*values: Any) -> Observation:
     for setter, value in zip(_OBS_SETTERS, values, strict=True):
         setter(obs, value)
     return obs
+
+
+_NO_LEGAL = LegalActions(())
+_WRAPPED: dict[int, tuple[tuple[LegalAction, ...], LegalActions]] = {}
+"""The engine's shared legal tuples (:data:`_LEGAL_BETS`, the mus phase's), wrapped once
+each, by identity (the tuple is kept, so its id is never reused while cached)."""
+
+
+def _legal_of(legal: tuple[LegalAction, ...]) -> LegalActions:
+    """``legal`` as a view's :class:`LegalActions`: the same object for the same shared
+    tuple (callers may cache per identity, as mus_rl's action masks do)."""
+    hit = _WRAPPED.get(id(legal))
+    if hit is not None and hit[0] is legal:
+        return hit[1]
+    wrapped = LegalActions(legal)
+    if len(_WRAPPED) < 4096:  # the shared tuples are few; a discard's is new each time
+        _WRAPPED[id(legal)] = (legal, wrapped)
+    return wrapped
 
 
 class MusState:
@@ -628,27 +586,30 @@ class MusState:
         acting = self.to_act == seat
         # Positional, in field order, through the fast constructor (see _observation).
         return _observation(
+            0,  # request_id: no request
+            "",  # match_id
             seat,
-            seat & 1,
-            self._n,
+            Phase.MATCH_OVER if self._winner is not None else self._phase,
+            self.current_lance,
+            tuple(sorted(self._hands[seat])),
+            _legal_of(self.legal_actions()) if acting else _NO_LEGAL,
+            self._mano,
+            self._dealer,
+            (self._scores[0], self._scores[1]),
+            history,
             self._rules,
             self._game_no,
             self._hand_no,
-            self._dealer,
-            self._mano,
-            (self._scores[0], self._scores[1]),
             (self._games[0], self._games[1]),
             (self._vacas[0], self._vacas[1]),
-            Phase.MATCH_OVER if self._winner is not None else self._phase,
-            self.current_lance,
-            self.to_act,
-            tuple(sorted(self._hands[seat])),
-            history,
-            self.legal_actions() if acting else (),
-            self.legal_senas(seat),
-            self.bet,
+            self._rules.target_points,
             self._discard_round,
+            self.bet,
+            self.legal_senas(seat),
+            0,  # deadline_ms
+            0,  # time_bank_ms
             self._thrown[seat],
+            self.to_act,
         )
 
     def cards_of(self, seat: int) -> tuple[Card, ...]:

@@ -1,12 +1,13 @@
-"""SDK bots inside the environments: the engine's view as an SDK ``Observation``, loading
-a bot directory's ``Bot`` class, and a seat played by a bot object in this process.
+"""SDK bots inside the environments: the engine's view given to a bot, loading a bot
+directory's ``Bot`` class, and a seat played by a bot object in this process.
 
-This skips the wire (no protobuf): the SDK's ``Observation`` is built directly from the
-engine's view, with the very same value classes (``mus_sdk`` re-exports ``mus_core``).
+This skips the wire (no protobuf): the engine's view is the SDK's ``Observation`` (one
+class, :mod:`mus_core.observation`), given the request fields a bot reads.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 import random
@@ -15,11 +16,10 @@ from pathlib import Path
 
 from mus_core.actions import Action, is_in
 from mus_core.errors import IllegalSignalError
+from mus_core.observation import Observation
 from mus_core.random_play import random_action
 from mus_core.state import MusState
-from mus_core.state import Observation as View
-from mus_sdk import Bot, LegalActions, MatchEnd, MatchInfo, split_decision
-from mus_sdk import Observation as SdkObservation
+from mus_sdk import Bot, MatchEnd, MatchInfo, split_decision
 from mus_sdk.types import MatchEndReason, partners_of
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
@@ -27,33 +27,11 @@ BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 from a checkout."""
 
 
-def sdk_observation(view: View, match_id: str = "rl", request_id: int = 1) -> SdkObservation:
-    """The SDK ``Observation`` of an engine view, as a bot's ``decide`` receives it."""
-    return SdkObservation(
-        request_id=request_id,
-        match_id=match_id,
-        seat=view.seat,
-        phase=view.phase,
-        lance=view.lance,
-        cards=view.cards,
-        legal_actions=LegalActions(view.legal_actions),
-        mano=view.mano,
-        dealer=view.dealer,
-        scores=view.scores,
-        history=view.history,
-        rules=view.rules,
-        game=view.game,
-        hand=view.hand,
-        games_won=view.games_won,
-        vacas_won=view.vacas_won,
-        target_points=view.rules.target_points,
-        discard_round=view.discard_round,
-        bet=view.bet,
-        legal_senas=view.legal_senas,
-        deadline_ms=2000,
-        time_bank_ms=120_000,
-        own_discards=view.own_discards,
-    )
+def sdk_observation(view: Observation, match_id: str = "rl", request_id: int = 1) -> Observation:
+    """An engine view as a bot's ``decide`` receives it: the same class, with a request's
+    id, the match id and a deadline and time bank (2 s, 120 s), as the arena would send."""
+    return dataclasses.replace(view, request_id=request_id, match_id=match_id, deadline_ms=2000,
+                               time_bank_ms=120_000)
 
 
 def load_bot_class(where: str | Path) -> type[Bot]:

@@ -25,11 +25,11 @@ Señas are not encoded (the structured information state, the view itself, has t
 from __future__ import annotations
 
 import numpy as np
+from mus_core import Observation
 from mus_core.actions import ActionKind
 from mus_core.evaluate import evaluate, rank_code, strength
 from mus_core.events import EventKind, Lance, LanceOutcome, Phase
 from mus_core.rules import Rules
-from mus_core.state import Observation
 
 _SEAT_F = 12
 _LANCE_F = 8

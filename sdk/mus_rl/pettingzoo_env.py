@@ -32,10 +32,11 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
+from mus_core import Observation
 from mus_core.errors import IllegalActionError
 from mus_core.forward import hand_score
 from mus_core.rules import Rules
-from mus_core.state import MusState, Observation
+from mus_core.state import MusState
 from pettingzoo import AECEnv
 
 from mus_rl.actions import ACTION_NAMES, NUM_ACTIONS, to_action

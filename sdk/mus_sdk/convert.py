@@ -231,6 +231,7 @@ _FROM_REQUEST: dict[str, Any] = {
     "deadline_ms": lambda m: m.deadline_ms,
     "time_bank_ms": lambda m: m.time_bank_ms,
     "own_discards": lambda m: cards_from_proto(m.own_discards),
+    "to_act": lambda m: m.seat,  # a request asks the seat it is sent to
 }
 _OBSERVATION_FIELDS = tuple(f.name for f in dataclasses.fields(Observation))
 _HISTORY = _OBSERVATION_FIELDS.index("history")

@@ -11,9 +11,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mus_core import HandResult, Rules
+from mus_core import HandResult, Observation, Rules
 from mus_core.random_play import random_action
-from mus_core.state import MusState, Observation
+from mus_core.state import MusState
 
 from arena.driver.match import MatchConfig, games_record, play_match
 from arena.referee.player import Decision, DecisionTiming, MatchEndInfo, MatchStartInfo, SyncAdapter

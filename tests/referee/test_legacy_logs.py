@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mus_core import HandResult, MusCorrido, Rules
+from mus_core import HandResult, MusCorrido, Observation, Rules
 from mus_core.random_play import random_action
-from mus_core.state import MusState, Observation
+from mus_core.state import MusState
 
 from arena.driver.match import MatchConfig, play_match
 from arena.records.handlog import HandLog

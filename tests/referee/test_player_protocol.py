@@ -9,9 +9,8 @@ import random
 import time
 from typing import Any
 
-from mus_core import HandResult, Rules
+from mus_core import HandResult, Observation, Rules
 from mus_core.random_play import random_action
-from mus_core.state import Observation
 
 from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer

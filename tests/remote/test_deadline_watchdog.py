@@ -11,8 +11,8 @@ from pathlib import Path
 import grpc  # type: ignore[import-untyped]
 import pytest
 from mus.v1 import bot_service_pb2 as svc
-from mus_core import Rules
-from mus_core.state import MusState, Observation
+from mus_core import Observation, Rules
+from mus_core.state import MusState
 
 from arena.referee.player import BotFault, DecisionTiming, FaultKind
 from arena.remote import stream

@@ -20,11 +20,11 @@ from mus_core import (
     Action,
     DiscardRange,
     EnvidoRange,
+    Observation,
     Rules,
     discard,
     envido,
 )
-from mus_core.state import Observation
 
 from arena.driver.match import MatchConfig, MatchResult, play_match
 from arena.records.handlog import untimed

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mus_core import PASO, Action, Rules, SignalMode
-from mus_core.state import Observation
+from mus_core import PASO, Action, Observation, Rules, SignalMode
 from remote_helpers import RANDOM_BOT, TRIVIAL_BOT, close_all, config, play
 
 from arena.driver.match import MatchConfig, play_match

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mus_core import MUS, Rules
-from mus_core.state import Observation
+from mus_core import MUS, Observation, Rules
 
 from arena.driver.match import MatchConfig, play_match
 from arena.players.local import RandomPlayer

@@ -37,6 +37,7 @@ def fresh() -> Iterator[None]:
     ("mus_core.actions", "DiscardChoice", "DiscardRange"),
     ("mus_core.evaluate", "HandEval", "HandValue"),
     ("mus_core.state", "SeatView", "Observation"),
+    ("mus_core.forward", "ObservationLike", "Observation"),
 ])
 def test_a_former_module_name_is_the_new_one_with_a_warning(module: str, old: str, new: str) -> None:
     mod = importlib.import_module(module)
