@@ -49,9 +49,13 @@ _EPISODES = ("match", "game", "hand")
 _REWARDS = ("hand", "game", "match")
 
 
+_SEATS = {f"S{seat}": seat for seat in range(6)}
+
+
 def seat_of(agent: str) -> int:
     """The seat of an agent name (``"S2"`` -> 2)."""
-    return int(agent[1:])
+    seat = _SEATS.get(agent)  # on every step: a lookup, not a parse
+    return int(agent[1:]) if seat is None else seat
 
 
 class MusEnv(AECEnv):  # type: ignore[misc]
@@ -140,13 +144,18 @@ class MusEnv(AECEnv):  # type: ignore[misc]
 
     def legal_mask(self, agent: str) -> np.ndarray:
         """1 for each legal action index of ``agent`` (all 0 when it is not to act)."""
-        if self.state.to_act == seat_of(agent) and agent in self.agents and not self.terminations[agent]:
+        return self._mask(agent, seat_of(agent))
+
+    def _mask(self, agent: str, seat: int) -> np.ndarray:
+        # An agent gone (PettingZoo removes finished agents) has no termination entry.
+        if self.state.to_act == seat and not self.terminations.get(agent, True):
             return self._masks.mask(self.state.legal_actions())
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": vector, "action_mask": mask}`` for ``agent``."""
-        return {"observation": self._encoder.encode(self.state, seat_of(agent)), "action_mask": self.legal_mask(agent)}
+        seat = seat_of(agent)
+        return {"observation": self._encoder.encode(self.state, seat), "action_mask": self._mask(agent, seat)}
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (an index) for the agent to act; ``None`` for a finished agent.
