@@ -33,6 +33,7 @@ from mus_sdk import Action, Bot, MatchInfo, Observation  # noqa: E402
 
 from arena.driver.match import MatchConfig, play_match  # noqa: E402
 from arena.players.inprocess import InProcessBot  # noqa: E402
+from arena.referee.player import SyncAdapter  # noqa: E402
 
 NOISES = (0.0, 0.15, 0.3, 0.45, 0.6, 0.8)
 """The default field: six entries, from rulebot itself to one random decision in 1.25."""
@@ -78,7 +79,7 @@ def name(noise: float) -> str:
 
 def play(noise0: float, noise1: float, seed: int, rules: dict[str, int]) -> int:
     """The winning team of one match: team 0 (seats 0 and 2) ``noise0``, team 1 ``noise1``."""
-    players = [InProcessBot(NoisyRuleBot(noise0 if seat % 2 == 0 else noise1)) for seat in range(4)]
+    players = [SyncAdapter(InProcessBot(NoisyRuleBot(noise0 if seat % 2 == 0 else noise1))) for seat in range(4)]
     result = play_match(players, MatchConfig(rules=Rules(**rules), seed=seed, match_id=f"b{seed}"))
     return int(result.winner_team) if result.winner_team is not None else -1
 

@@ -1,6 +1,6 @@
 """Matchmaking against a plain round robin: matches until the ranking is right, 95% of the time.
 
-    python bench/ladder.py [--entries 8] [--spacing 100] [--trials 100] [--batch 8] [--seed 1]
+    python bench/ladder.py [--entries 8] [--spacing 100 | --ratings ELO ...] [--trials 100] [--batch 8] [--seed 1]
     python bench/ladder.py --field rulebots [--noises 0 0.15 0.3 0.45 0.6 0.8] [--per-seating 200]
         [--bank /tmp/bank.json] [--jobs 2] [--trials 100] [--batch 6]
 
@@ -193,6 +193,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--entries", type=int, default=8)
     ap.add_argument("--spacing", type=float, default=100.0, help="Elo between neighbours")
+    ap.add_argument("--ratings", type=float, nargs="+", default=None,
+                    help="simulated: each entry's Elo (instead of --entries and --spacing)")
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--batch", type=int, default=8, help="matches between two rankings")
     ap.add_argument("--max-matches", type=int, default=2400)
@@ -209,7 +211,9 @@ def main() -> None:
     if args.field == "rulebots":
         truth, play, extra = rulebot_field(args)
     else:
-        truth = {f"e{i:02d}": i * args.spacing for i in range(args.entries)}
+        elos = args.ratings if args.ratings is not None else [i * args.spacing for i in range(args.entries)]
+        truth = {f"e{i:02d}": elo for i, elo in enumerate(sorted(elos))}
+        extra = {"ratings": sorted(elos)}
     checkpoints = args.max_matches // args.batch
     figures: dict[str, Any] = {}
     for way, planner in (("ladder", ladder_planner), ("round_robin", round_robin_planner)):

@@ -21,6 +21,7 @@ differs (docs/performance.md, "Preparing ahead").
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -110,7 +111,14 @@ async def play_match_async(
 
     Raises:
         ValueError: not one player per seat.
+        TypeError: a player whose ``decide`` is not a coroutine function (one written with
+            plain methods takes its seat as ``SyncAdapter(player)``): awaited, each of its
+            answers would be a fault, and the match a forfeit that says nothing of the bot.
     """
+    for seat, p in enumerate(players):
+        if not inspect.iscoroutinefunction(getattr(p, "decide", None)):
+            raise TypeError(f"seat {seat}: {p!r} is not a Player (its decide is not async): "
+                            "seat a player with plain methods as SyncAdapter(player)")
     session = MatchSession(config, [p.name for p in players])
     notify_error = on_notify_error or _ignore
     await _notify_all([p.start_match for p in players], [session.start_info(seat) for seat in range(len(players))],

@@ -9,6 +9,7 @@ import random
 import time
 from typing import Any
 
+import pytest
 from mus_core import HandResult, Observation, Rules
 from mus_core.random_play import random_action
 
@@ -90,3 +91,12 @@ def test_a_player_is_pipelined_by_class_not_by_its_method_names() -> None:
     assert sum(p.decided for p in players) == sum(s.decisions for s in result.seats) > 0
     # A notification that raises is reported with its method's name, and the match goes on.
     assert errors == [("end_match", s, "a broken notification") for s in range(4)]
+
+
+def test_a_sync_player_seated_without_its_adapter_is_refused() -> None:
+    """A player with plain methods passed as a Player would fault at every decision (its
+    answer awaited) and lose by forfeit, saying nothing of the bot: the driver refuses it
+    before the match, naming the fix."""
+    players: list[Any] = [SyncAdapter(RandomPlayer(seed=s)) for s in range(3)] + [RandomPlayer(seed=3)]
+    with pytest.raises(TypeError, match=r"seat 3: .* SyncAdapter\(player\)"):
+        play_match(players, MatchConfig(rules=Rules(), seed=1, match_id="unwrapped", max_hands=1), poll_us=0)
