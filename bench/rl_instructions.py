@@ -1,18 +1,22 @@
 """Environment cost in instructions, not seconds: the same figures on a busy machine.
 
-    python bench/rl_instructions.py [--steps 3000]
+    python bench/rl_instructions.py [--steps 20000] [--warmup 5000]
 
 ``bench/rl.py`` times loops, and on a shared 2-core machine its ratio moves by a third
 from run to run. This runs each loop under ``valgrind --tool=callgrind`` (instructions
-executed are the same whatever else the machine does), once with ``--steps`` steps and
-once with none (interpreter start and imports), with ``PYTHONHASHSEED=0``, and prints
-the instructions of one step of each loop and their ratios to the engine's:
+executed are the same whatever else the machine does), once for ``--warmup`` steps and
+once for ``--warmup`` + ``--steps`` (so that neither the interpreter's start nor the
+caches filled in the first steps count: the hand features of each new rank pattern, the
+masks, the engine's shared tuples), with ``PYTHONHASHSEED=0``, and prints the
+instructions of one step of each loop and their ratios to the engine's:
 
 - ``engine``: ``MusState`` random play, ``legal_actions()`` and ``apply`` (bench/engine.py's loop);
 - ``mask``: ``MusEnv`` stepping with ``env.legal_mask(agent)`` (the wrapper alone);
 - ``last``: ``MusEnv`` stepping with ``env.last()`` (the observation vector too).
 
-Needs valgrind (Debian's package). The last line is JSON.
+Two runs of the same loop differ by about 1% (some 12 million instructions, most of
+them in the interpreter's start): over 20,000 steps that is under 1,000 a step. Needs
+valgrind (Debian's package); takes about ten minutes. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -66,7 +70,8 @@ def instructions(mode: str, steps: int) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--steps", type=int, default=20000)
+    ap.add_argument("--warmup", type=int, default=5000)
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     from _machine import machine
@@ -74,11 +79,12 @@ def main() -> None:
     print("machine:", json.dumps(machine()))
     per_step = {}
     for mode in ("engine", "mask", "last"):
-        per_step[mode] = (instructions(mode, args.steps) - instructions(mode, 0)) / args.steps
+        total = instructions(mode, args.warmup + args.steps) - instructions(mode, args.warmup)
+        per_step[mode] = total / args.steps
         print(f"{mode:>6}: {per_step[mode]:,.0f} instructions a step")
     ratios = {mode: round(per_step["engine"] / per_step[mode], 3) for mode in ("mask", "last")}
     print(f"engine / env: {ratios['last']} with last(), {ratios['mask']} with the mask alone")
-    print(json.dumps({"bench": "rl_instructions", "steps": args.steps,
+    print(json.dumps({"bench": "rl_instructions", "steps": args.steps, "warmup": args.warmup,
                       "per_step": {k: round(v) for k, v in per_step.items()}, "ratio": ratios["last"],
                       "ratio_mask_only": ratios["mask"]}))
 

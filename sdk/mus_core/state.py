@@ -122,6 +122,7 @@ def __getattr__(name: str) -> object:
 # descriptors set them directly: the same object, about half the cost.
 _OBS_SETTERS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
 _NEW = object.__new__
+_BET_SETTERS = tuple(getattr(LiveBet, f.name).__set__ for f in fields(LiveBet))
 
 
 def _observation(*values: Any) -> Observation:
@@ -164,6 +165,7 @@ class MusState:
         "_accepted",
         "_alive",
         "_answerers",
+        "_bet_memo",
         "_bet_seat",
         "_bet_team",
         "_chance_reshuffles",
@@ -239,6 +241,7 @@ class MusState:
             ValueError: ``seed`` is not an integer in ``0 <= seed < 2**256``.
         """
         _check_seed(seed)
+        self._bet_memo: LiveBet | None = None  # the last LiveBet read (see bet)
         self._rules = rules
         self._n = rules.players
         self._table = table(rules.kings, rules.juego_real)
@@ -516,7 +519,22 @@ class MusState:
         """The live bet waiting for an answer, if any."""
         if self._phase != Phase.BETTING or self._bet_team < 0:
             return None
-        return LiveBet(self._bet_team, self._bet_seat, self._stake, self._deje, self._is_ordago)
+        # The bet read last time while it stands (environments read it at every step);
+        # else built through the slots' setters, as the view is (see _observation): the
+        # frozen dataclass's __init__ cost more than the rest of an observation vector.
+        memo = self._bet_memo
+        if (memo is not None and memo.stake == self._stake and memo.seat == self._bet_seat
+                and memo.team == self._bet_team and memo.deje == self._deje and memo.is_ordago is self._is_ordago):
+            return memo
+        bet = _NEW(LiveBet)
+        team, seat, stake, deje, ordago = _BET_SETTERS
+        team(bet, self._bet_team)
+        seat(bet, self._bet_seat)
+        stake(bet, self._stake)
+        deje(bet, self._deje)
+        ordago(bet, self._is_ordago)
+        self._bet_memo = bet
+        return bet
 
     @property
     def live_bet(self) -> LiveBet | None:
@@ -624,6 +642,19 @@ class MusState:
     def history_len(self) -> int:
         """The number of events of the current hand so far (every seña included)."""
         return len(self._history)
+
+    def public_numbers(self) -> tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, LiveBet | None]:
+        """Every number of the state that all seats see, in one call (an observation
+        encoder reads them at every step, and one call costs less than eleven):
+        ``(hand_no, history_len, mano, phase, current_lance, score of team 0, of team 1,
+        games won by team 0, by team 1, discard_round, bet)``, each as its own property
+        gives it (``phase`` is ``MATCH_OVER`` once the match is decided, as in a view)."""
+        betting = self._phase == Phase.BETTING
+        scores, games = self._scores, self._games
+        return (self._hand_no, len(self._history), self._mano,
+                Phase.MATCH_OVER if self._winner is not None else self._phase,
+                self._lance if betting else None, scores[0], scores[1], games[0], games[1], self._discard_round,
+                self.bet if betting and self._bet_team >= 0 else None)
 
     def history_from(self, start: int) -> tuple[Event, ...]:
         """``history_events[start:]`` without copying the rest: the public events since

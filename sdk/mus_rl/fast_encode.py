@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from mus_core.actions import ActionKind, DiscardRange, LegalAction
 from mus_core.cards import Card
-from mus_core.evaluate import rank_code
-from mus_core.events import Event, EventKind, Lance, Phase
+from mus_core.evaluate import RANK_BITS
+from mus_core.events import Event, EventKind, Lance, LiveBet, Phase
 from mus_core.rules import Rules
 from mus_core.state import MusState
 
@@ -36,7 +36,9 @@ from mus_rl.encode import _BET_SLOT, _LANCE_F, _OUTCOME_SLOT, _SEAT_F, _hand_fea
 _E_BET, _E_MUS, _E_DISCARD = EventKind.BET, EventKind.MUS_CALL, EventKind.DISCARD
 _E_DECL, _E_END, _K_MUS, _PARES = EventKind.DECLARATION, EventKind.LANCE_END, ActionKind.MUS, Lance.PARES
 _E_REPL = EventKind.REPLACEMENTS
-_BETTING, _MATCH_OVER = Phase.BETTING, Phase.MATCH_OVER
+
+_Numbers = tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, LiveBet | None]
+"""What :meth:`MusState.public_numbers` gives."""
 
 
 class StateEncoder:
@@ -60,6 +62,7 @@ class StateEncoder:
         self._rows = np.zeros((n, size), np.float32)
         self._zeros = np.zeros(seats_at - 91, np.float32)
         self._flat = self._rows.reshape(-1)  # a view: writes go to the rows
+        self._row_of = list(self._rows)  # each seat's row, a view made once (not at each encode)
         # Seat s's public entry k sits, in observer o's row, at seats_at + 12 * ((s - o) % n) + k:
         # _bases[s] lists those offsets (without k) in the flat array, one per observer.
         self._bases = [[o * size + seats_at + _SEAT_F * ((s - o) % n) for o in range(n)] for s in range(n)]
@@ -82,40 +85,38 @@ class StateEncoder:
             raise ValueError(f"a state of other rules ({state.rules}): this encoder is for {self.rules}")
         if not 0 <= seat < self.n:
             raise ValueError(f"no seat {seat} at a {self.n}-player table")
-        self._sync(state)
-        row = self._rows[seat]
+        numbers = state.public_numbers()  # one call for what _sync and _scalars read
+        self._sync(state, numbers)
+        row = self._row_of[seat]
         if self._dirty[seat]:
             self._private_block(state, seat, row)
-        self._scalars(state, seat, row)
+        self._scalars(numbers, seat, row)
         if out is None:
-            return np.array(row)  # a copy the caller owns
+            return row.copy()  # a copy the caller owns
         out[:] = row
         return out
 
-    def _scalars(self, state: MusState, seat: int, row: np.ndarray) -> None:
+    def _scalars(self, numbers: _Numbers, seat: int, row: np.ndarray) -> None:
         """Position, phase, lance, scores, games, discard rounds and the live bet."""
+        _, _, mano, phase, lance, score0, score1, games0, games1, discard_round, bet = numbers
         i = self._phase_at
         row[91:self._seats_at] = self._zeros
-        row[91 + (seat - state.mano) % self.n] = 1.0
-        lance = state.current_lance
+        row[91 + (seat - mano) % self.n] = 1.0
         if lance is not None:
             row[i + 2] = 1.0  # phase BETTING
             row[i + 4 + lance] = 1.0
-            bet = state.bet
             if bet is not None:
                 row[i + 14] = 1.0
                 row[i + 15] = min(bet.stake / self._target, 1.0)
                 row[i + 16] = bet.is_ordago
                 row[i + 17] = bet.team == seat & 1
         else:
-            row[i + (_MATCH_OVER if state.is_terminal else state.phase)] = 1.0
+            row[i + phase] = 1.0
         i += 9
         if seat & 1:
-            theirs, ours = state.scores
-            theirs_g, ours_g = state.games_won
+            ours, theirs, ours_g, theirs_g = score1, score0, games1, games0
         else:
-            ours, theirs = state.scores
-            ours_g, theirs_g = state.games_won
+            ours, theirs, ours_g, theirs_g = score0, score1, games0, games1
         if ours:
             row[i] = min(ours / self._target, 1.0)
         if theirs:
@@ -124,8 +125,8 @@ class StateEncoder:
             row[i + 2] = ours_g / self._games
         if theirs_g:
             row[i + 3] = theirs_g / self._games
-        if state.discard_round:
-            row[i + 4] = min(state.discard_round / 4.0, 1.0)
+        if discard_round:
+            row[i + 4] = min(discard_round / 4.0, 1.0)
 
     def _private_block(self, state: MusState, seat: int, row: np.ndarray) -> None:
         """The seat's cards, the cards it threw and its hand's strength (entries 0..90)."""
@@ -136,17 +137,17 @@ class StateEncoder:
         for c in state.own_discards_of(seat):
             row[40 + c] = 1.0
         if len(cards) == 4:  # not while waiting for replacements
-            code = rank_code(cards)
+            bits = RANK_BITS  # rank_code(cards), without its generator: once per seat and hand
+            code = bits[cards[0]] + bits[cards[1]] + bits[cards[2]] + bits[cards[3]]
             features = self._features.get(code)
             if features is None:
                 features = self._features[code] = np.array(_hand_features(cards, self.rules), np.float32)
             row[80:91] = features
         self._dirty[seat] = False
 
-    def _sync(self, state: MusState) -> None:
+    def _sync(self, state: MusState, numbers: _Numbers) -> None:
         """Fold the events appended since the last call into the rows."""
-        hand = state.hand_no
-        length = state.history_len
+        hand, length = numbers[0], numbers[1]
         if state is not self._state or hand != self._hand or length < self._done:
             self._state, self._hand, self._done = state, hand, 0
             self._rows.fill(0.0)
@@ -156,7 +157,7 @@ class StateEncoder:
         if length > self._done:
             self._fold(state.history_from(self._done))
             self._done = length
-        current = state.current_lance
+        current = numbers[4]
         if current is not self._bet_lance:
             # Only the current lance's bets are shown: none yet in a lance just opened.
             self._clear_bets()

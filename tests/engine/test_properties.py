@@ -17,6 +17,7 @@ from mus_core import (
     Action,
     EventKind,
     IllegalActionError,
+    LiveBet,
     MusCorrido,
     Phase,
     Rules,
@@ -260,3 +261,39 @@ def test_what_if_of_an_illegal_action_is_none() -> None:
     illegal = QUIERO if QUIERO not in state.legal_actions() else ORDAGO
     assert not state.is_legal(illegal)
     assert state.what_if(illegal) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), moves=st.integers(0, 2**32))
+def test_the_live_bet_read_is_always_the_state_s(seed: int, moves: int) -> None:
+    """``state.bet`` (kept from one read to the next while the bet stands) equals, at
+    every step of a random match, one built afresh from what the state holds; a clone's
+    is its own."""
+    rng = random.Random(moves)
+    state = MusState.new(Rules(), seed=seed)
+    while not state.is_terminal:
+        bet = state.bet
+        if bet is not None:
+            fresh = LiveBet(state._bet_team, state._bet_seat, state._stake, state._deje, state._is_ordago)
+            assert bet == fresh and state.bet is bet
+            assert state.clone().bet == fresh
+        else:
+            assert state.current_lance is None or state._bet_team < 0
+        state.apply(random_action(rng, state.legal_actions()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), moves=st.integers(0, 2**32), players=st.sampled_from([2, 4, 6]))
+def test_public_numbers_are_the_properties(seed: int, moves: int, players: int) -> None:
+    """``public_numbers()`` gives, at every step of a random match, what the eleven
+    properties it stands for give one by one."""
+    rng = random.Random(moves)
+    state = MusState.new(Rules(players=players), seed=seed)
+    while True:
+        view = state.view(0)
+        assert state.public_numbers() == (
+            state.hand_no, state.history_len, state.mano, view.phase, state.current_lance, *state.scores,
+            *state.games_won, state.discard_round, state.bet)
+        if state.is_terminal:
+            break
+        state.apply(random_action(rng, state.legal_actions()))
