@@ -85,19 +85,13 @@ class StateEncoder:
             raise ValueError(f"a state of other rules ({state.rules}): this encoder is for {self.rules}")
         if not 0 <= seat < self.n:
             raise ValueError(f"no seat {seat} at a {self.n}-player table")
-        numbers = state.public_numbers()  # one call for what _sync and _scalars read
+        numbers = state.public_numbers()  # one call for what _sync and the numbers below read
         self._sync(state, numbers)
         row = self._row_of[seat]
         if self._dirty[seat]:
             self._private_block(state, seat, row)
-        self._scalars(numbers, seat, row)
-        if out is None:
-            return row.copy()  # a copy the caller owns
-        out[:] = row
-        return out
-
-    def _scalars(self, numbers: _Numbers, seat: int, row: np.ndarray) -> None:
-        """Position, phase, lance, scores, games, discard rounds and the live bet."""
+        # The numbers: position, phase, lance, scores, games, discard rounds, the live bet
+        # (here, not in a method of their own: a call costs as much as a few writes).
         _, _, mano, phase, lance, score0, score1, games0, games1, discard_round, bet = numbers
         i = self._phase_at
         row[91:self._seats_at] = self._zeros
@@ -127,6 +121,10 @@ class StateEncoder:
             row[i + 3] = theirs_g / self._games
         if discard_round:
             row[i + 4] = min(discard_round / 4.0, 1.0)
+        if out is None:
+            return row.copy()  # a copy the caller owns
+        out[:] = row
+        return out
 
     def _private_block(self, state: MusState, seat: int, row: np.ndarray) -> None:
         """The seat's cards, the cards it threw and its hand's strength (entries 0..90)."""
