@@ -66,7 +66,8 @@ from mus_core.events import (
     Phase,
     Sena,
 )
-from mus_core.observation import LegalActions, Observation
+from mus_core.observation import LegalActions
+from mus_core.observation import Observation as Observation  # re-exported: its home in 0.1.0
 from mus_core.rules import MusCorrido, Rules, SignalMode
 
 GRANDE, CHICA, PARES, JUEGO, PUNTO = Lance
