@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 TEXT = f"""
 name = "procs"
 seed = {{seed}}
-matches_per_pairing = 4
+matches_per_pairing = {{matches}}
 duplicate = {{duplicate}}
 [rules]
 target_points = 10
@@ -46,9 +46,10 @@ bot = "{REPO / "bots" / "rulebot"}"
 """
 
 
-def league_file(folder: Path, seed: int = 0x5EC12E7_0DDBA11_CAFE_F00D, duplicate: bool = True) -> Path:
-    path = folder / f"league-{'duplicate' if duplicate else 'plain'}.toml"
-    path.write_text(TEXT.format(seed=seed, duplicate=str(duplicate).lower()), encoding="utf-8")
+def league_file(folder: Path, seed: int = 0x5EC12E7_0DDBA11_CAFE_F00D, duplicate: bool = True,
+                matches: int = 4) -> Path:
+    path = folder / f"league-{'duplicate' if duplicate else 'plain'}-{matches}.toml"
+    path.write_text(TEXT.format(seed=seed, duplicate=str(duplicate).lower(), matches=matches), encoding="utf-8")
     return path
 
 
@@ -242,10 +243,15 @@ def test_workers_that_keep_dying_stop_the_league_with_resume_advice(tmp_path: Pa
     assert not (tmp_path / "out" / "standings.json").exists()
 
 
-def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path, runs: dict[int, Path]) -> None:
+def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole foreground group: exit 130 with the resume command, no
-    worker and no bot left; --resume completes the league as an uninterrupted run."""
-    path = league_file(tmp_path)
+    worker and no bot left; --resume completes the league as an uninterrupted run.
+
+    Twelve matches, so that ten or more are still to play when the first is recorded and
+    Ctrl-C comes: with four, a loaded machine could finish the league in between."""
+    path = league_file(tmp_path, matches=12)
+    reference = tmp_path / "reference"
+    run_league(load_league(path), reference, jobs=1)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "arena", "league", str(path), "--out", str(out), "--no-progress", "--jobs", "2"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -270,7 +276,7 @@ def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path,
     assert done.returncode == 0, done.stderr
     assert sorted(json.loads(line)["match_id"] for line in (out / "results.jsonl").read_text().splitlines()) == \
         sorted(m.match_id for m in schedule(load_league(path)))
-    assert logs(out) == logs(runs[1])
+    assert logs(out) == logs(reference)
 
 
 def test_jobs_default_to_the_cpus_and_more_warn_once() -> None:
