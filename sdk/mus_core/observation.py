@@ -248,8 +248,8 @@ class Observation:
     (the other seats' discards are never known)."""
     to_act: int | None = None
     """The seat to act: yours in a decision request; in an engine view, the seat whose
-    turn it is (``None`` between hands or when the match is over). Built by hand without
-    it, it is your seat if you have legal actions."""
+    turn it is (``None`` once the match is over, or while a reshuffle is due). Built by
+    hand without it, it is your seat if you have legal actions."""
 
     def __post_init__(self) -> None:
         # Only for observations built by hand (the engine and the wire set every field
