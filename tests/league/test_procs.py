@@ -35,7 +35,7 @@ seed = {{seed}}
 matches_per_pairing = {{matches}}
 duplicate = {{duplicate}}
 [rules]
-target_points = 10
+target_points = {{target}}
 games_to_win = 1
 [[entry]]
 name = "random"
@@ -47,9 +47,10 @@ bot = "{REPO / "bots" / "rulebot"}"
 
 
 def league_file(folder: Path, seed: int = 0x5EC12E7_0DDBA11_CAFE_F00D, duplicate: bool = True,
-                matches: int = 4) -> Path:
-    path = folder / f"league-{'duplicate' if duplicate else 'plain'}-{matches}.toml"
-    path.write_text(TEXT.format(seed=seed, duplicate=str(duplicate).lower(), matches=matches), encoding="utf-8")
+                matches: int = 4, target: int = 10) -> Path:
+    path = folder / f"league-{'duplicate' if duplicate else 'plain'}-{matches}-{target}.toml"
+    path.write_text(TEXT.format(seed=seed, duplicate=str(duplicate).lower(), matches=matches, target=target),
+                    encoding="utf-8")
     return path
 
 
@@ -247,9 +248,11 @@ def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path)
     """Ctrl-C reaches the whole foreground group: exit 130 with the resume command, no
     worker and no bot left; --resume completes the league as an uninterrupted run.
 
-    Twelve matches, so that ten or more are still to play when the first is recorded and
-    Ctrl-C comes: with four, a loaded machine could finish the league in between."""
-    path = league_file(tmp_path, matches=12)
+    Twelve matches to 30, and Ctrl-C the moment the first is recorded (the processes are
+    listed by a thread of their own, since scanning /proc on a crowded machine is slow):
+    with four short ones and the scan in the loop, a busy CI machine saw the league end
+    before the signal."""
+    path = league_file(tmp_path, matches=12, target=30)
     reference = tmp_path / "reference"
     run_league(load_league(path), reference, jobs=1)
     out = tmp_path / "out"
@@ -257,16 +260,27 @@ def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path)
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     seen: set[int] = set()
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            for worker in workers_of(proc.pid):
+                seen.update({worker, *children_of(worker)})
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text():
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            for worker in workers_of(proc.pid):
-                seen |= {worker, *children_of(worker)}
-            time.sleep(0.02)
+            time.sleep(0.005)
         os.killpg(proc.pid, signal.SIGINT)
+        stop.set()
+        watcher.join()
         _, stderr = proc.communicate(timeout=60)
     finally:
+        stop.set()
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, stderr
