@@ -244,21 +244,27 @@ def test_workers_that_keep_dying_stop_the_league_with_resume_advice(tmp_path: Pa
     assert not (tmp_path / "out" / "standings.json").exists()
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_to_the_terminals_group_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole foreground group: exit 130 with the resume command, no
     worker and no bot left; --resume completes the league as an uninterrupted run.
 
     Twelve matches to 30, and Ctrl-C the moment the first is recorded (the processes are
-    listed by a thread of their own, since scanning /proc on a crowded machine is slow):
-    with four short ones and the scan in the loop, a busy CI machine saw the league end
-    before the signal."""
+    listed by a thread of their own, since scanning /proc on a crowded machine is slow),
+    so that most of the league is still to play when the signal comes."""
     path = league_file(tmp_path, matches=12, target=30)
     reference = tmp_path / "reference"
     run_league(load_league(path), reference, jobs=1)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "arena", "league", str(path), "--out", str(out), "--no-progress", "--jobs", "2"]
+    # Ctrl-C as at a terminal: SIGINT at its default in the child, even when this test
+    # runs in a background job (a shell without job control starts those with SIGINT
+    # ignored, and a process that inherits it ignored rightly never sees Ctrl-C).
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
     seen: set[int] = set()
     stop = threading.Event()
 
