@@ -4,6 +4,10 @@ this process and of ``mus`` subprocesses (which inherit its environment) then ag
 whatever order the test files run in (a file importing grpc first used to leave this
 process untuned while every ``mus`` it started tuned itself)."""
 
+import signal
+import threading
+from collections.abc import Iterator
+
 import pytest
 
 from arena.remote import grpc_tuning
@@ -36,3 +40,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Put the slow files first, keeping every file's tests together and in order."""
     rank = {name: i for i, name in enumerate(SLOW_FILES_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
+@pytest.fixture(autouse=True)
+def _sigint_as_it_was() -> Iterator[None]:
+    """A test that changes how this process takes Ctrl-C (``mus_sdk.serve`` run in-process
+    ignores SIGINT, as a bot must) gets it put back: processes later tests start inherit
+    an ignored SIGINT, and a league started by a test once finished instead of stopping
+    at Ctrl-C."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    if (before is not None and signal.getsignal(signal.SIGINT) is not before
+            and threading.current_thread() is threading.main_thread()):
+        signal.signal(signal.SIGINT, before)
