@@ -655,7 +655,7 @@ class MusState:
         return (self._hand_no, len(self._history), self._mano,
                 Phase.MATCH_OVER if self._winner is not None else self._phase,
                 self._lance if betting else None, scores[0], scores[1], games[0], games[1], self._discard_round,
-                self.bet if betting and self._bet_team >= 0 else None)
+                self.bet)
 
     def history_from(self, start: int) -> tuple[Event, ...]:
         """``history_events[start:]`` without copying the rest: the public events since

@@ -154,17 +154,8 @@ class MusEnv(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": vector, "action_mask": mask}`` for ``agent``."""
-        # On every step of an RL loop: legal_mask's work inline (each Python call costs
-        # about as much as a numpy write).
-        seat = _SEATS.get(agent)
-        if seat is None:
-            seat = seat_of(agent)
-        state = self.state
-        if state.to_act == seat and not self.terminations.get(agent, True):
-            mask = self._masks.mask(state.legal_actions())
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": self._encoder.encode(state, seat), "action_mask": mask}
+        seat = seat_of(agent)
+        return {"observation": self._encoder.encode(self.state, seat), "action_mask": self._mask(agent, seat)}
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (an index) for the agent to act; ``None`` for a finished agent.
