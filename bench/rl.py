@@ -3,7 +3,9 @@ own actions per second, in the same run, same rules, uniform random legal play.
 
     python bench/rl.py [--seconds 3] [--repeat 3] [--players 4]
 
-Three loops, each for ``--seconds`` of the process's CPU time, best of ``--repeat``:
+Three loops, each for ``--seconds`` of the process's CPU time, best of ``--repeat``,
+taken in turns of ``--slice`` seconds (engine, then each environment, then again) so
+that whatever else the machine does weighs on the three alike:
 
 - ``engine``: ``MusState`` with ``legal_actions()`` and ``apply(random_action(...))``
   (bench/engine.py's loop: the game alone);
@@ -42,28 +44,54 @@ from mus_rl.pettingzoo_env import MusEnv
 CLOCK = time.process_time
 
 
-def engine_rate(seconds: float, rules: Rules, seed: int) -> float:
-    """Engine actions per second: bench/engine.py's random play."""
-    _, actions, _, elapsed = engine_bench.run(seconds, rules, seed, CLOCK)
-    return actions / elapsed
+class EngineLoop:
+    """bench/engine.py's random play, run in turns: (actions, CPU seconds) per turn."""
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        self.rules, self.seed, self.turn = rules, seed, 0
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        self.turn += 1  # each turn plays its own matches: the seeds of one run never repeat
+        _, actions, _, elapsed = engine_bench.run(seconds, self.rules, self.seed + 10_000 * self.turn, CLOCK)
+        return actions, elapsed
 
 
-def env_rate(seconds: float, rules: Rules, seed: int, observe: bool) -> float:
-    """Environment steps per second (with or without the observation vector)."""
-    rng = random.Random(seed)
-    env = MusEnv(rules, episode="match")
-    steps, m = 0, 0
-    start = CLOCK()
-    while CLOCK() - start < seconds:
-        env.reset(seed=seed + m)
-        m += 1
-        while not env.terminations[env.agent_selection]:
-            agent = env.agent_selection
-            mask = env.last()[0]["action_mask"] if observe else env.legal_mask(agent)
-            legal = mask.nonzero()[0]  # flatnonzero without its Python wrapper
-            env.step(int(legal[int(rng.random() * len(legal))]))
-            steps += 1
-    return steps / (CLOCK() - start)
+class EnvLoop:
+    """``MusEnv`` stepping with ``last()`` or with the mask alone, run in turns; the
+    environment (and its caches) lives from one turn to the next, as in training."""
+
+    def __init__(self, rules: Rules, seed: int, observe: bool) -> None:
+        self.rng = random.Random(seed)
+        self.env = MusEnv(rules, episode="match")
+        self.seed, self.matches, self.observe = seed, 0, observe
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        env, rng, observe = self.env, self.rng, self.observe
+        steps = 0
+        start = CLOCK()
+        while CLOCK() - start < seconds:
+            env.reset(seed=self.seed + self.matches)
+            self.matches += 1
+            while not env.terminations[env.agent_selection]:
+                agent = env.agent_selection
+                mask = env.last()[0]["action_mask"] if observe else env.legal_mask(agent)
+                legal = mask.nonzero()[0]  # flatnonzero without its Python wrapper
+                env.step(int(legal[int(rng.random() * len(legal))]))
+                steps += 1
+        return steps, CLOCK() - start
+
+
+def rates(seconds: float, slice_seconds: float, rules: Rules, seed: int) -> dict[str, float]:
+    """Steps per CPU second of the three loops, taken in turns of ``slice_seconds``."""
+    loops = {"engine": EngineLoop(rules, seed), "pettingzoo": EnvLoop(rules, seed, True),
+             "pettingzoo_no_obs": EnvLoop(rules, seed, False)}
+    done = {name: [0, 0.0] for name in loops}
+    while min(t for _, t in done.values()) < seconds:
+        for name, loop in loops.items():
+            steps, elapsed = loop.run(slice_seconds)
+            done[name][0] += steps
+            done[name][1] += elapsed
+    return {name: steps / elapsed for name, (steps, elapsed) in done.items()}
 
 
 def main() -> None:
@@ -72,6 +100,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--players", type=int, default=4, choices=(2, 4, 6))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--slice", type=float, default=0.25, help="seconds of each turn of a loop")
     args = ap.parse_args()
     rules = Rules(players=args.players)
     print("machine:", json.dumps(machine()))
@@ -80,15 +109,11 @@ def main() -> None:
     for i in range(args.repeat):
         seed = args.seed + 1_000_000 * i
         # Interleaved, so a busy spell of the machine hits all three alike.
-        rates = {
-            "engine": engine_rate(args.seconds, rules, seed),
-            "pettingzoo": env_rate(args.seconds, rules, seed, True),
-            "pettingzoo_no_obs": env_rate(args.seconds, rules, seed, False),
-        }
-        ratios.append((rates["pettingzoo"] / rates["engine"], rates["pettingzoo_no_obs"] / rates["engine"]))
-        print(f"run {i}: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in rates.items())
+        got = rates(args.seconds, args.slice, rules, seed)
+        ratios.append((got["pettingzoo"] / got["engine"], got["pettingzoo_no_obs"] / got["engine"]))
+        print(f"run {i}: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in got.items())
               + f"; ratios {ratios[-1][0]:.2f}, {ratios[-1][1]:.2f} (mask only)")
-        best = {k: max(best[k], rates[k]) for k in best}
+        best = {k: max(best[k], got[k]) for k in best}
     out = {"bench": "rl", "players": args.players, **{f"{k}_per_s": round(v) for k, v in best.items()},
            "ratio": round(statistics.median(r[0] for r in ratios), 3),
            "ratio_no_obs": round(statistics.median(r[1] for r in ratios), 3)}
