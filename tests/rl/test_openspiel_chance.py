@@ -13,7 +13,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs pip install 'mus-sdk[openspiel]'")
 
 from mus_rl import openspiel_game  # noqa: E402  (registers python_mus)
-from mus_rl.actions import DISCARD_BASE  # noqa: E402
+from mus_rl.actions import ACTION_NAMES, DISCARD_BASE  # noqa: E402
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -146,3 +146,47 @@ def test_whole_game_deals_each_hand_by_chance_and_carries_scores_and_mano_on() -
         assert state.returns() == [1.0 if s % 2 == winner else -1.0 for s in range(4)]
         longest = max(longest, len(results))
     assert longest >= 3, "some games last several hands"
+
+
+def test_ismcts_plays_whole_games_searching_into_the_next_hands_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ISMCTS on ``whole_game``: its moves are legal, also in a later hand (where the
+    information state holds the finished hands), each game ends with +1 / -1 per team,
+    and its rollouts go past the end of a hand into the next deal's chance nodes (the
+    value it searches is the game's, not the hand's)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    later_deals = []
+    outcomes = openspiel_game.MusSpielState.chance_outcomes
+
+    def counting(self: openspiel_game.MusSpielState) -> list[tuple[int, float]]:
+        later_deals.append(self.dealing and bool(self.past))
+        return outcomes(self)
+
+    monkeypatch.setattr(openspiel_game.MusSpielState, "chance_outcomes", counting)
+    game = pyspiel.load_game("python_mus", {"whole_game": True})
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), 2.0, 4,
+                           random_state=np.random.RandomState(0))
+    rng = random.Random(5)
+    ordago = ACTION_NAMES.index("ordago")
+    searched_later = crossed = False
+    for _ in range(8):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            elif state.current_player() == 0:
+                later_deals.clear()
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                crossed = crossed or any(later_deals)
+                searched_later = searched_later or bool(state.past)
+                state.apply_action(action)
+            else:  # the others never say órdago, so that games last more than a hand
+                legal = state.legal_actions()
+                state.apply_action(rng.choice([a for a in legal if a != ordago] or legal))
+        returns = state.returns()
+        assert sorted(returns) == [-1.0, -1.0, 1.0, 1.0] and returns[0] == returns[2]
+        if crossed and searched_later:
+            return
+    raise AssertionError(f"in 8 games: a search in a later hand {searched_later}, "
+                         f"a rollout into the next deal {crossed}")
