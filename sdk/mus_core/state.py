@@ -520,12 +520,12 @@ class MusState:
         """The live bet waiting for an answer, if any."""
         if self._phase != Phase.BETTING or self._bet_team < 0:
             return None
-        # The bet read last time while it stands (environments read it at every step);
-        # else built through the slots' setters, as the view is (see _observation): the
-        # frozen dataclass's __init__ cost more than the rest of an observation vector.
+        # The bet built at the first read while it stands (environments read it at every
+        # step; _new_bet, the one place a bet changes, drops it); built through the slots'
+        # setters, as the view is (see _observation): the frozen dataclass's __init__ cost
+        # more than the rest of an observation vector.
         memo = self._bet_memo
-        if (memo is not None and memo.stake == self._stake and memo.seat == self._bet_seat
-                and memo.team == self._bet_team and memo.deje == self._deje and memo.is_ordago is self._is_ordago):
+        if memo is not None:
             return memo
         bet = _NEW(LiveBet)
         team, seat, stake, deje, ordago = _BET_SETTERS
@@ -644,18 +644,22 @@ class MusState:
         """The number of events of the current hand so far (every seña included)."""
         return len(self._history)
 
-    def public_numbers(self) -> tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, LiveBet | None]:
+    def public_numbers(self) -> tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, int, int, bool]:
         """Every number of the state that all seats see, in one call (an observation
         encoder reads them at every step, and one call costs less than eleven):
         ``(hand_no, history_len, mano, phase, current_lance, score of team 0, of team 1,
-        games won by team 0, by team 1, discard_round, bet)``, each as its own property
-        gives it (``phase`` is ``MATCH_OVER`` once the match is decided, as in a view)."""
+        games won by team 0, by team 1, discard_round, bet_team, bet_stake, bet_is_ordago)``,
+        each as its own property gives it (``phase`` is ``MATCH_OVER`` once the match is
+        decided, as in a view); the last three are the live :attr:`bet`'s ``team``,
+        ``stake`` and ``is_ordago``, or ``(-1, 0, False)`` when there is none (numbers,
+        not the ``LiveBet``: building one at each new bet cost an encoder a tenth of a step)."""
         betting = self._phase == Phase.BETTING
         scores, games = self._scores, self._games
+        live = betting and self._bet_team >= 0
         return (self._hand_no, len(self._history), self._mano,
                 Phase.MATCH_OVER if self._winner is not None else self._phase,
                 self._lance if betting else None, scores[0], scores[1], games[0], games[1], self._discard_round,
-                self.bet)
+                self._bet_team if live else -1, self._stake if live else 0, self._is_ordago if live else False)
 
     def history_from(self, start: int) -> tuple[Event, ...]:
         """``history_events[start:]`` without copying the rest: the public events since
@@ -1049,6 +1053,7 @@ class MusState:
 
     def _new_bet(self, seat: int, kind: int, amount: int, deje: int) -> None:
         team = seat & 1
+        self._bet_memo = None  # the bet changes: the next read of `bet` builds the new one
         self._bet_team = team
         self._bet_seat = seat
         self._deje = deje

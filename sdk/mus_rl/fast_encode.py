@@ -26,7 +26,7 @@ import numpy as np
 from mus_core.actions import ActionKind, DiscardRange, LegalAction
 from mus_core.cards import Card
 from mus_core.evaluate import RANK_BITS
-from mus_core.events import Event, EventKind, Lance, LiveBet, Phase
+from mus_core.events import Event, EventKind, Lance, Phase
 from mus_core.rules import Rules
 from mus_core.state import MusState
 
@@ -37,8 +37,13 @@ _E_BET, _E_MUS, _E_DISCARD = EventKind.BET, EventKind.MUS_CALL, EventKind.DISCAR
 _E_DECL, _E_END, _K_MUS, _PARES = EventKind.DECLARATION, EventKind.LANCE_END, ActionKind.MUS, Lance.PARES
 _E_REPL = EventKind.REPLACEMENTS
 
-_Numbers = tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, LiveBet | None]
+_Numbers = tuple[int, int, int, Phase, Lance | None, int, int, int, int, int, int, int, bool]
 """What :meth:`MusState.public_numbers` gives."""
+
+
+def _floats(array: np.ndarray) -> memoryview[float]:
+    """The items of a contiguous ``float32`` array as a memoryview (writes go to it)."""
+    return array.data.cast("B").cast("f")
 
 
 class StateEncoder:
@@ -60,13 +65,18 @@ class StateEncoder:
         self._target = rules.target_points
         self._games = rules.games_to_win
         self._rows = np.zeros((n, size), np.float32)
-        self._zeros = np.zeros(seats_at - 91, np.float32)
-        self._flat = self._rows.reshape(-1)  # a view: writes go to the rows
+        # Single entries and short runs are written through memoryviews of the rows: a
+        # memoryview's item write costs half a numpy array's, a slice copy a fifth.
+        self._zeros = _floats(np.zeros(91, np.float32))
+        self._zero_numbers = _floats(np.zeros(seats_at - 91, np.float32))
         self._row_of = list(self._rows)  # each seat's row, a view made once (not at each encode)
-        # Seat s's public entry k sits, in observer o's row, at seats_at + 12 * ((s - o) % n) + k:
-        # _bases[s] lists those offsets (without k) in the flat array, one per observer.
-        self._bases = [[o * size + seats_at + _SEAT_F * ((s - o) % n) for o in range(n)] for s in range(n)]
-        self._features: dict[int, np.ndarray] = {}
+        self._mv_of = [_floats(row) for row in self._row_of]
+        # The seats' public entries, once, in absolute seat order (seat s's entry k at
+        # 12 * s + k); observer o's row holds them rotated, seat s at 12 * ((s - o) % n),
+        # copied in at each encode as two slices (cheaper than a write per observer).
+        self._pub = _floats(np.zeros(_SEAT_F * n, np.float32))
+        self._zero_pub = _floats(np.zeros(_SEAT_F * n, np.float32))
+        self._features: dict[int, memoryview[float]] = {}
         self._state: MusState | None = None
         self._hand = -1
         self._done = 0  # events of the hand already folded into the rows
@@ -87,23 +97,27 @@ class StateEncoder:
             raise ValueError(f"no seat {seat} at a {self.n}-player table")
         numbers = state.public_numbers()  # one call for what _sync and the numbers below read
         self._sync(state, numbers)
-        row = self._row_of[seat]
+        row = self._mv_of[seat]
         if self._dirty[seat]:
             self._private_block(state, seat, row)
+        cut, end = _SEAT_F * seat, self._lances_at
+        row[self._seats_at:end - cut] = self._pub[cut:]  # seats o .. n-1
+        if cut:
+            row[end - cut:end] = self._pub[:cut]  # then seats 0 .. o-1
         # The numbers: position, phase, lance, scores, games, discard rounds, the live bet
         # (here, not in a method of their own: a call costs as much as a few writes).
-        _, _, mano, phase, lance, score0, score1, games0, games1, discard_round, bet = numbers
+        _, _, mano, phase, lance, score0, score1, games0, games1, discard_round, bet_team, stake, ordago = numbers
         i = self._phase_at
-        row[91:self._seats_at] = self._zeros
+        row[91:self._seats_at] = self._zero_numbers
         row[91 + (seat - mano) % self.n] = 1.0
         if lance is not None:
             row[i + 2] = 1.0  # phase BETTING
             row[i + 4 + lance] = 1.0
-            if bet is not None:
+            if bet_team >= 0:
                 row[i + 14] = 1.0
-                row[i + 15] = min(bet.stake / self._target, 1.0)
-                row[i + 16] = bet.is_ordago
-                row[i + 17] = bet.team == seat & 1
+                row[i + 15] = min(stake / self._target, 1.0)
+                row[i + 16] = ordago
+                row[i + 17] = bet_team == seat & 1
         else:
             row[i + phase] = 1.0
         i += 9
@@ -122,14 +136,14 @@ class StateEncoder:
         if discard_round:
             row[i + 4] = min(discard_round / 4.0, 1.0)
         if out is None:
-            return row.copy()  # a copy the caller owns
-        out[:] = row
+            return self._row_of[seat].copy()  # a copy the caller owns
+        out[:] = self._row_of[seat]
         return out
 
-    def _private_block(self, state: MusState, seat: int, row: np.ndarray) -> None:
+    def _private_block(self, state: MusState, seat: int, row: memoryview[float]) -> None:
         """The seat's cards, the cards it threw and its hand's strength (entries 0..90)."""
         cards = state.cards_of(seat)
-        row[:91] = 0.0
+        row[:91] = self._zeros
         for c in cards:
             row[c] = 1.0
         for c in state.own_discards_of(seat):
@@ -139,7 +153,7 @@ class StateEncoder:
             code = bits[cards[0]] + bits[cards[1]] + bits[cards[2]] + bits[cards[3]]
             features = self._features.get(code)
             if features is None:
-                features = self._features[code] = np.array(_hand_features(cards, self.rules), np.float32)
+                features = self._features[code] = _floats(np.array(_hand_features(cards, self.rules), np.float32))
             row[80:91] = features
         self._dirty[seat] = False
 
@@ -149,6 +163,7 @@ class StateEncoder:
         if state is not self._state or hand != self._hand or length < self._done:
             self._state, self._hand, self._done = state, hand, 0
             self._rows.fill(0.0)
+            self._pub[:] = self._zero_pub
             self._bet_lance = None
             self._bet_slot = [-1] * self.n
             self._dirty = [True] * self.n
@@ -161,19 +176,14 @@ class StateEncoder:
             self._clear_bets()
             self._bet_lance = current
 
-    def _set(self, seat: int, k: int, value: float) -> None:
-        """Seat ``seat``'s public entry ``k`` in every observer's row."""
-        flat = self._flat
-        for base in self._bases[seat]:
-            flat[base + k] = value
-
     def _clear_bets(self) -> None:
         for s, slot in enumerate(self._bet_slot):
             if slot >= 0:
-                self._set(s, slot, 0.0)
+                self._pub[_SEAT_F * s + slot] = 0.0
                 self._bet_slot[s] = -1
 
     def _fold(self, events: tuple[Event, ...]) -> None:
+        pub = self._pub
         for e in events:
             kind = e.kind
             seat = e.seat
@@ -191,20 +201,21 @@ class StateEncoder:
                 if e.lance is not self._bet_lance:  # the first bet of a lance
                     self._clear_bets()
                     self._bet_lance = e.lance
+                base = _SEAT_F * seat
                 if self._bet_slot[seat] >= 0:
-                    self._set(seat, self._bet_slot[seat], 0.0)
+                    pub[base + self._bet_slot[seat]] = 0.0
                 self._bet_slot[seat] = slot = _BET_SLOT[action.kind]
-                self._set(seat, slot, 1.0)
+                pub[base + slot] = 1.0
             elif kind is _E_MUS:
                 if e.action is not None:
                     mus = e.action.kind is _K_MUS
-                    self._set(seat, 0, 1.0 if mus else 0.0)
-                    self._set(seat, 1, 0.0 if mus else 1.0)
+                    pub[_SEAT_F * seat] = 1.0 if mus else 0.0
+                    pub[_SEAT_F * seat + 1] = 0.0 if mus else 1.0
             elif kind is _E_DISCARD:
-                self._set(seat, 2, e.value / 4.0)
+                pub[_SEAT_F * seat + 2] = e.value / 4.0
                 self._dirty[seat] = True
             elif kind is _E_DECL:
-                self._set(seat, (3 if e.lance is _PARES else 5) + (0 if e.value else 1), 1.0)
+                pub[_SEAT_F * seat + (3 if e.lance is _PARES else 5) + (0 if e.value else 1)] = 1.0
 
 
 class MaskCache:
@@ -224,6 +235,9 @@ class MaskCache:
 
     def mask(self, legal: tuple[LegalAction, ...]) -> np.ndarray:
         """A new ``int8`` mask of ``legal`` (a ``MusState.legal_actions()``)."""
+        hit = self._by_id.get(id(legal))  # first: most steps are bets
+        if hit is not None and hit[0] is legal:
+            return hit[1].copy()
         if len(legal) == 1 and isinstance(legal[0], DiscardRange):
             entry = legal[0]
             key = (entry.min_count, entry.max_count, len(entry.cards))
@@ -231,9 +245,6 @@ class MaskCache:
             if found is None:
                 found = self._discards[key] = self._build(legal, entry.cards)
             return found.copy()
-        hit = self._by_id.get(id(legal))
-        if hit is not None and hit[0] is legal:
-            return hit[1].copy()
         if len(self._by_id) >= self._LIMIT:
             self._by_id.clear()
         mask = self._build(legal, ())

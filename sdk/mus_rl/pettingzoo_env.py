@@ -128,7 +128,7 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = f"S{self.state.to_act}"
+        self.agent_selection = self.possible_agents[self.state.to_act]  # type: ignore[index]
         self._rewarded = False  # whether self.rewards holds a hand's rewards (else all 0)
         self._done = False  # the episode is over (every agent terminated)
 
@@ -147,14 +147,16 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         return self._mask(agent, seat_of(agent))
 
     def _mask(self, agent: str, seat: int) -> np.ndarray:
-        # An agent gone (PettingZoo removes finished agents) has no termination entry.
-        if self.state.to_act == seat and not self.terminations.get(agent, True):
+        # Until the episode ends, agent_selection is always the seat to act (step sets it).
+        if agent == self.agent_selection and not self._done:
             return self._masks.mask(self.state.legal_actions())
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": vector, "action_mask": mask}`` for ``agent``."""
-        seat = seat_of(agent)
+        seat = _SEATS.get(agent)  # seat_of, without its call on every step
+        if seat is None:
+            seat = seat_of(agent)
         return {"observation": self._encoder.encode(self.state, seat), "action_mask": self._mask(agent, seat)}
 
     def step(self, action: int | None) -> None:

@@ -285,15 +285,18 @@ def test_the_live_bet_read_is_always_the_state_s(seed: int, moves: int) -> None:
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), moves=st.integers(0, 2**32), players=st.sampled_from([2, 4, 6]))
 def test_public_numbers_are_the_properties(seed: int, moves: int, players: int) -> None:
-    """``public_numbers()`` gives, at every step of a random match, what the eleven
-    properties it stands for give one by one."""
+    """``public_numbers()`` gives, at every step of a random match, what the
+    properties it stands for give one by one (the live bet as its team, stake and
+    órdago flag, ``(-1, 0, False)`` when none)."""
     rng = random.Random(moves)
     state = MusState.new(Rules(players=players), seed=seed)
     while True:
         view = state.view(0)
+        bet = state.bet
         assert state.public_numbers() == (
             state.hand_no, state.history_len, state.mano, view.phase, state.current_lance, *state.scores,
-            *state.games_won, state.discard_round, state.bet)
+            *state.games_won, state.discard_round,
+            *((-1, 0, False) if bet is None else (bet.team, bet.stake, bet.is_ordago)))
         if state.is_terminal:
             break
         state.apply(random_action(rng, state.legal_actions()))
