@@ -3,8 +3,8 @@ own actions per second, in the same run, same rules, uniform random legal play.
 
     python bench/rl.py [--seconds 3] [--repeat 3] [--players 4]
 
-Three loops, each for ``--seconds`` of the process's CPU time, best of ``--repeat``,
-taken in turns of ``--slice`` seconds (engine, then each environment, then again) so
+Three loops, each for ``--seconds`` of the process's CPU time in every one of ``--repeat``
+runs, taken in turns of ``--slice`` seconds (engine, then each environment, then again) so
 that whatever else the machine does weighs on the three alike:
 
 - ``engine``: ``MusState`` with ``legal_actions()`` and ``apply(random_action(...))``
@@ -15,8 +15,8 @@ that whatever else the machine does weighs on the three alike:
 - ``pettingzoo_no_obs``: the same without ``last()``, the mask alone (what a loop that
   builds its own features from ``info_state`` pays).
 
-Each run measures the three one after the other and gives its ratios to the engine; the
-last line is JSON with the best rates and the median of the runs' ratios (goal: >= 0.5;
+Each run gives its ratios to the engine; the last line is JSON with the best rates and
+the median of the runs' ratios (goal: >= 0.5;
 on a busy machine a ratio of one run is worth more than a ratio of two best rates,
 which may come from different moments).
 """

@@ -6,10 +6,11 @@ every step costs several engine actions. :class:`StateEncoder` gives the same ve
 (``tests/rl/test_fast_encode.py`` compares the two over thousands of random steps) for a
 fraction of that:
 
-- the *public* blocks (every seat's mus calls, discards, declarations and bets, the
-  lances' outcomes) are kept once for all seats, in absolute seat order, and updated
-  from the events appended since the last call; each seat's vector reads them rotated
-  to its own point of view through a precomputed index;
+- the *public* entries of the seats (mus calls, discards, declarations and bets) are
+  kept once for all observers, in absolute seat order, and updated from the events
+  appended since the last call; each encode copies them into the observer's row rotated
+  to its own point of view (two slice copies); the lances' outcomes, the same for every
+  observer, are written into every row when a lance ends;
 - the *private* block (the seat's cards, the cards it threw, its hand's strength) is
   kept per seat and rebuilt only when those cards change;
 - the rest (scores, phase, lance, live bet) is a few numbers read from the state.

@@ -29,6 +29,7 @@ received (its perfect recall of its private cards; the public history is in the 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -249,8 +250,9 @@ class MusSpielState(pyspiel.State):  # type: ignore[misc]
             # A chance node: no player's information state to sample from (ISMCTS asks
             # only at its root, a player's decision).
             return self.clone()  # type: ignore[no-any-return]
-        # OpenSpiel's ISMCTS passes its own seeded sampler (uniform floats): draw from it,
-        # so a seeded search is repeatable.
+        # Draw from the caller's sampler (uniform floats). OpenSpiel's ISMCTS passes an
+        # unseeded one, so its searches differ from run to run unless it is given
+        # seeded_resampler (OpenSpielBot does that).
         draw = probability_sampler() if probability_sampler is not None else random.random()
         rng = random.Random(int(draw * 2**53))
         out = MusSpielState(self.get_game(), sample_state(self.engine.view(player_id), rng))
@@ -306,6 +308,23 @@ class MusObserver:
         return text
 
 
+def seeded_resampler(seed: int) -> Callable[[MusSpielState, int], MusSpielState]:
+    """A resampler for OpenSpiel's ISMCTS (its ``_resampler_cb``) that draws the hidden
+    cards from a generator seeded with ``seed``: ISMCTS's own passes OpenSpiel's
+    unseeded ``UniformProbabilitySampler``, so the same seeded search chose differently
+    from run to run::
+
+        bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 100, random_state=np.random.RandomState(0))
+        bot._resampler_cb = seeded_resampler(0)
+    """
+    rng = random.Random(seed)
+
+    def resample(state: MusSpielState, player: int) -> MusSpielState:
+        return state.resample_from_infostate(player, rng.random)
+
+    return resample
+
+
 class OpenSpielBot(Bot):
     """Any OpenSpiel bot (``pyspiel.Bot``, e.g. ISMCTS) as an SDK :class:`~mus_sdk.Bot`.
 
@@ -316,6 +335,9 @@ class OpenSpielBot(Bot):
     the seat has seen, so the bot learns nothing it may not know), asks the bot, and
     plays the index it chose (:mod:`mus_rl.actions`). The state starts at the
     observation's position, so a bot that searches sees the rest of the current hand.
+    An ISMCTS bot that resamples with OpenSpiel's unseeded sampler is given a
+    :func:`seeded_resampler` drawn from ``seed``, so that the same seed plays the same
+    moves (its own ``random_state`` is the caller's to seed).
     """
 
     name = "openspiel"
@@ -336,6 +358,8 @@ class OpenSpielBot(Bot):
         if self.spiel_bot is None:
             assert self._factory is not None
             self.spiel_bot = self._factory(self.game, obs.seat)
+        if getattr(self.spiel_bot, "_resampler_cb", False) is None:  # a Python ISMCTSBot
+            self.spiel_bot._resampler_cb = seeded_resampler(self.rng.getrandbits(64))
         engine = obs.to_state(self.rng)
         state = MusSpielState(self.game, engine)
         state.deck = list(range(40))

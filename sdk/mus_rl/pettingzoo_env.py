@@ -103,6 +103,7 @@ class MusEnv(AECEnv):  # type: ignore[misc]
         # vector as mus_rl.encode.encode of the seat's view: tests/rl/test_fast_encode.py).
         self._encoder = StateEncoder(self.rules)
         self._masks = MaskCache()
+        self._done = True  # until reset: no agent may act (every mask is zeros)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same dict space for every agent."""
@@ -148,7 +149,7 @@ class MusEnv(AECEnv):  # type: ignore[misc]
 
     def _mask(self, agent: str, seat: int) -> np.ndarray:
         # Until the episode ends, agent_selection is always the seat to act (step sets it).
-        if agent == self.agent_selection and not self._done:
+        if not self._done and agent == self.agent_selection:
             return self._masks.mask(self.state.legal_actions())
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
