@@ -22,6 +22,7 @@ from arena.driver.match import MatchConfig
 from arena.league.breaker import StartBreaker
 from arena.league.config import LeagueConfig
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, MatchExecutor
+from arena.league.order import StreamFeed, deal_streams
 from arena.league.procs import ProcessExecutor
 from arena.league.results_file import LeagueError, ResultsWriter
 from arena.league.schedule import ScheduledMatch, schedule
@@ -29,7 +30,7 @@ from arena.league.secret import LeagueSecret
 from arena.league.standings import Standings, compute_standings
 from arena.remote import sandbox
 from arena.runner.match import MatchOutcome, Seating, run_match
-from arena.runner.pool import PoolKey, ProcessPool
+from arena.runner.pool import MAX_IDLE, PoolKey, ProcessPool
 
 log = structlog.get_logger()
 
@@ -78,6 +79,10 @@ class LeagueLoop:
         for m in pending:
             for entry in (m.team0, m.team1):
                 self.entry_seeds.setdefault(entry, set()).add(m.seed)
+        # The entries a referee's pool keeps idle processes for: a match takes a team of
+        # players / 2 processes per entry, and a duplicate deal's twin other ones.
+        per_entry = config.rules.players // 2 * (2 if config.duplicate else 1)
+        self.resident = max(2, MAX_IDLE // per_entry)
 
     def _useful(self, key: PoolKey, seeds: frozenset[int]) -> bool:
         return not self.entry_seeds.get(key[0], set()) <= seeds
@@ -101,12 +106,17 @@ class LeagueLoop:
         """Play until every match is recorded, :attr:`stop` is set, or a write fails."""
         executor = make_executor()
         try:
-            to_play = list(self.pending)
+            # Pairings dealt whole to the referees, in an order that reuses their processes.
+            local = executor if isinstance(executor, ProcessExecutor) else None
+            streams = deal_streams(self.pending, local.streams() if local else executor.capacity(), self.resident)
+            if local is not None:
+                local.follow(streams)
+            to_play = StreamFeed(streams)
             running: dict[Future[Any], ScheduledMatch] = {}
             try:
                 while to_play or running:
                     while to_play and len(running) < executor.capacity() and not self.stop.is_set():
-                        m = to_play.pop(0)
+                        m = to_play.take(running.values())
                         if not self.breaker.skip(m):
                             running[executor.submit(m)] = m
                     if not running and (self.stop.is_set() or not to_play):

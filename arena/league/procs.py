@@ -42,6 +42,7 @@ from typing import Any
 import structlog
 
 from arena.league.executor import ClusterFault, ClusterStatus, CpuUse, own_cpu
+from arena.league.order import affinity, remember
 from arena.league.procs_worker import WorkerSetup
 from arena.league.schedule import ScheduledMatch
 from arena.runner.match import MatchOutcome
@@ -68,7 +69,7 @@ class _Worker:
     arena.league.procs_worker FD``, its end of a socket pair the only thing it is given on its
     command line; the setup follows over the socket."""
 
-    def __init__(self, setup: WorkerSetup, number: int) -> None:
+    def __init__(self, setup: WorkerSetup, number: int, stream: int) -> None:
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         # The arena as this process imported it (a checkout on sys.path, say), first.
@@ -81,8 +82,14 @@ class _Worker:
         with contextlib.suppress(OSError):  # died at once: the serving loop sees its socket close
             self.conn.send(setup)
         self.number = number
+        self.stream = stream
+        """Its share of the league's matches (:meth:`ProcessExecutor.follow`); a worker
+        that replaces a dead one takes over its stream."""
         self.job: tuple[ScheduledMatch, Future[Any]] | None = None
         self.played = 0
+        self.recent: list[str] = []
+        """The entries of its last matches, the latest last: those its pool likely holds
+        idle processes for (:func:`arena.league.order.affinity`)."""
 
     def is_alive(self) -> bool:
         return self.process.poll() is None
@@ -94,8 +101,8 @@ _ARENA_ROOT = str(Path(__file__).resolve().parents[2])
 class ProcessExecutor:
     """``jobs`` referee worker processes of this machine (:mod:`arena.league.procs`)."""
 
-    def __init__(self, jobs: int, setup: WorkerSetup) -> None:
-        self._jobs, self._setup = jobs, setup
+    def __init__(self, jobs: int, setup: WorkerSetup, resident: int = 6) -> None:
+        self._jobs, self._setup, self._resident = jobs, setup, resident
         self._lock = threading.Lock()
         self._queue: deque[tuple[ScheduledMatch, Future[Any], bool]] = deque()
         """Matches to give a worker: (match, its future, played again after its worker died)."""
@@ -106,20 +113,31 @@ class ProcessExecutor:
         self._started = 0
         self._cpu = [0.0, 0.0]
         self._wake_r, self._wake_w = os.pipe()
-        self._workers = [self._start_worker() for _ in range(jobs)]
+        self._stream_of: dict[str, int] = {}
+        self._workers = [self._start_worker(i) for i in range(jobs)]
         self._since = own_cpu()
         self._thread = threading.Thread(target=self._serve, name="league-referees", daemon=True)
         self._thread.start()
 
-    def _start_worker(self) -> _Worker:
+    def _start_worker(self, stream: int) -> _Worker:
         self._started += 1
-        return _Worker(self._setup, self._started)
+        return _Worker(self._setup, self._started, stream)
 
     def capacity(self) -> int:
         """Two matches per worker: the one it plays and its next, queued here, given to
         it the moment it reports (by the serving thread, without a round trip through
         the league loop: on a busy machine each wake-up on that path costs milliseconds)."""
         return self._jobs * QUEUED_PER_WORKER
+
+    def streams(self) -> int:
+        """The referee workers: one stream of :func:`arena.league.order.deal_streams` each."""
+        return self._jobs
+
+    def follow(self, streams: list[list[ScheduledMatch]]) -> None:
+        """Give worker ``i`` the matches of ``streams[i]`` first (its pool holds their
+        entries' processes)."""
+        with self._lock:
+            self._stream_of = {m.match_id: i for i, s in enumerate(streams) for m in s}
 
     def submit(self, m: ScheduledMatch) -> Future[Any]:
         """Queue ``m`` for the next idle worker."""
@@ -174,7 +192,7 @@ class ProcessExecutor:
     def _dispatch(self) -> None:
         for w in self._workers:
             while w.job is None and self._queue:
-                m, fut, again = self._queue.popleft()
+                m, fut, again = self._take(w)
                 if not again and not fut.set_running_or_notify_cancel():
                     continue  # cancelled (the league was interrupted)
                 self._attempts[m.match_id] = self._attempts.get(m.match_id, 0) + 1
@@ -185,6 +203,25 @@ class ProcessExecutor:
                     self._attempts[m.match_id] -= 1
                     break
                 w.job = (m, fut)
+                remember(w.recent, (m.team0, m.team1), self._resident)
+
+    def _take(self, w: _Worker) -> tuple[ScheduledMatch, Future[Any], bool]:
+        """The queued match for ``w``: one to play again first, else the first of its
+        stream, else the first of those whose entries it played most recently (its
+        pool's idle processes fit them)."""
+        best, score = 0, -1
+        for i, (m, _, again) in enumerate(self._queue):
+            if again:
+                best = i
+                break
+            s = 3 if self._stream_of.get(m.match_id) == w.stream else affinity(m, w.recent)
+            if s > score:
+                best, score = i, s
+                if s == 3:
+                    break
+        item = self._queue[best]
+        del self._queue[best]
+        return item
 
     def _service(self, w: _Worker) -> None:
         try:
@@ -227,7 +264,7 @@ class ProcessExecutor:
             if self._idle_deaths >= MAX_IDLE_DEATHS:
                 self._fail_all(f"referee worker processes die before their first match ({how})")
                 return
-            self._workers.append(self._start_worker())
+            self._workers.append(self._start_worker(w.stream))
 
     def _fail_all(self, why: str) -> None:
         self._jobs = 0

@@ -176,7 +176,7 @@ def run_league(
                 if n == 1:
                     return LocalExecutor(1, loop.play, loop.pool_maker(reuse, max_process_matches))
                 setup = worker_setup(config, out_dir, reuse, max_process_matches, loop.entry_seeds, n)
-                return ProcessExecutor(n, setup)
+                return ProcessExecutor(n, setup, loop.resident)
 
             executor = (cluster.executor(out_dir, jobs, reuse, max_process_matches) if cluster is not None
                         else local)

@@ -1,0 +1,104 @@
+"""The order a league plays its matches in (arena.league.order): every match once, each
+pairing whole to one referee, and far fewer bot processes started than in schedule order."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.league.config import load_league
+from arena.league.order import StreamFeed, deal_streams, pairing_of
+from arena.league.runner import run_league
+from arena.league.schedule import ScheduledMatch, schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def matches(entries: int, per_pairing: int) -> list[ScheduledMatch]:
+    names = [f"e{i:02d}" for i in range(entries)]
+    return [ScheduledMatch(f"{a}--{b}--{k:03d}", a if k % 2 == 0 else b, b if k % 2 == 0 else a, 0, k)
+            for a, b in itertools.combinations(names, 2) for k in range(per_pairing)]
+
+
+def loads(order: Sequence[ScheduledMatch], resident: int) -> int:
+    """Entries a pool that keeps the ``resident`` most recently used ones must bring in
+    (each one a team of processes started)."""
+    held: list[str] = []
+    brought = 0
+    for m in order:
+        for entry in (m.team0, m.team1):
+            if entry in held:
+                held.remove(entry)
+            else:
+                brought += 1
+            held.append(entry)
+        del held[:-resident]
+    return brought
+
+
+@settings(max_examples=60, deadline=None)
+@given(entries=st.integers(2, 12), per_pairing=st.integers(1, 4), streams=st.integers(1, 5),
+       resident=st.integers(1, 8))
+def test_every_match_once_each_pairing_whole_to_one_stream_in_its_order(
+        entries: int, per_pairing: int, streams: int, resident: int) -> None:
+    todo = matches(entries, per_pairing)
+    dealt = deal_streams(todo, streams, resident)
+    assert len(dealt) == streams
+    assert sorted(m.match_id for s in dealt for m in s) == sorted(m.match_id for m in todo)
+    where = {pairing_of(m): i for i, s in enumerate(dealt) for m in s}
+    for i, s in enumerate(dealt):
+        assert all(where[pairing_of(m)] == i for m in s)
+        for pairing in {pairing_of(m) for m in s}:
+            mine = [m.match_id for m in s if pairing_of(m) == pairing]
+            assert mine == [m.match_id for m in todo if pairing_of(m) == pairing]
+    sizes = [len(s) for s in dealt]
+    assert max(sizes) - min(sizes) <= per_pairing  # balanced to within a pairing
+
+
+@pytest.mark.parametrize(("entries", "at_most"), [(10, 0.40), (20, 0.30), (60, 0.26)])
+def test_one_pool_brings_in_far_fewer_entries_than_in_schedule_order(entries: int, at_most: float) -> None:
+    """Schedule order brought in 38, 193 and 1,813 entries (10, 20 and 60 entries, a pool
+    of 6); this order 14, 54 and 461."""
+    todo = matches(entries, 2)
+    (order,) = deal_streams(todo, 1, 6)
+    assert loads(order, 6) <= at_most * loads(todo, 6)
+
+
+def test_the_feed_gives_the_stream_with_the_fewest_in_flight() -> None:
+    a, b = matches(3, 2)[:2], matches(3, 2)[2:4]
+    feed = StreamFeed([a, b])
+    first = feed.take([])
+    assert first == a[0]
+    second = feed.take([first])
+    assert second == b[0]
+    assert feed.take([first]) == b[1]  # stream 0 has one in flight, stream 1 none
+    assert feed.take([]) == a[1] and not feed
+    with pytest.raises(IndexError):
+        feed.take([])
+
+
+def test_a_league_of_eight_entries_starts_few_processes_at_one_job_and_at_two(tmp_path: Path) -> None:
+    """Eight entries, 28 pairings, short matches. In schedule order a pool brings in 19
+    entries (38 processes at --jobs 1), and at --jobs 2 every worker started processes
+    for every entry (a ten-entry league started 77 processes at --jobs 1 and 154 at
+    --jobs 2, and took longer at 2); now about 10 and 15, with the same standings."""
+    bots = ["bots/random", "bots/rulebot", "bench/bots/trivial"]
+    text = 'name = "eight"\nseed = 4\nmatches_per_pairing = 1\n[rules]\ngames_to_win = 1\ntarget_points = 5\n'
+    for i in range(8):
+        text += f'[[entry]]\nname = "e{i}"\nbot = "{ROOT / bots[i % 3]}"\n'
+    (tmp_path / "eight.toml").write_text(text)
+    config = load_league(tmp_path / "eight.toml")
+    started, standings = {}, {}
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs{jobs}"
+        run = run_league(config, out, jobs=jobs)
+        assert run.played_now == len(schedule(config)) and not run.failed
+        started[jobs] = len(list((out / "bots").glob("*.stderr.log")))
+        standings[jobs] = (out / "standings.json").read_text()
+    assert standings[1] == standings[2]
+    assert started[1] <= 2 * 12 and started[2] <= 2 * 20, started
