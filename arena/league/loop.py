@@ -107,8 +107,11 @@ class LeagueLoop:
         executor = make_executor()
         try:
             # Pairings dealt whole to the referees, in an order that reuses their processes.
+            # One stream where the executor cannot send a stream to one referee (a Ray
+            # cluster places each task itself): the matches in flight then share few
+            # pairings, and so few entries, whichever node plays them.
             local = executor if isinstance(executor, ProcessExecutor) else None
-            streams = deal_streams(self.pending, local.streams() if local else executor.capacity(), self.resident)
+            streams = deal_streams(self.pending, local.streams() if local else 1, self.resident)
             if local is not None:
                 local.follow(streams)
             to_play = StreamFeed(streams)
