@@ -209,11 +209,13 @@ class ProcessExecutor:
         """The queued match for ``w``: one to play again first, else the first of its
         stream, else the first of those whose entries it played most recently (its
         pool's idle processes fit them)."""
-        best, score = 0, -1
-        for i, (m, _, again) in enumerate(self._queue):
+        for i, (_, _, again) in enumerate(self._queue):
             if again:
-                best = i
-                break
+                item = self._queue[i]
+                del self._queue[i]
+                return item
+        best, score = 0, -1
+        for i, (m, _, _) in enumerate(self._queue):
             s = 3 if self._stream_of.get(m.match_id) == w.stream else affinity(m, w.recent)
             if s > score:
                 best, score = i, s

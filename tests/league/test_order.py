@@ -43,10 +43,11 @@ def loads(order: Sequence[ScheduledMatch], resident: int) -> int:
 
 @settings(max_examples=60, deadline=None)
 @given(entries=st.integers(2, 12), per_pairing=st.integers(1, 4), streams=st.integers(1, 5),
-       resident=st.integers(1, 8))
+       resident=st.integers(1, 8), played=st.sets(st.integers(0, 300)))
 def test_every_match_once_each_pairing_whole_to_one_stream_in_its_order(
-        entries: int, per_pairing: int, streams: int, resident: int) -> None:
-    todo = matches(entries, per_pairing)
+        entries: int, per_pairing: int, streams: int, resident: int, played: set[int]) -> None:
+    """Also when some matches are already played (``--resume``: pairings of unequal size)."""
+    todo = [m for i, m in enumerate(matches(entries, per_pairing)) if i not in played]
     dealt = deal_streams(todo, streams, resident)
     assert len(dealt) == streams
     assert sorted(m.match_id for s in dealt for m in s) == sorted(m.match_id for m in todo)
@@ -57,13 +58,13 @@ def test_every_match_once_each_pairing_whole_to_one_stream_in_its_order(
             mine = [m.match_id for m in s if pairing_of(m) == pairing]
             assert mine == [m.match_id for m in todo if pairing_of(m) == pairing]
     sizes = [len(s) for s in dealt]
-    assert max(sizes) - min(sizes) <= per_pairing  # balanced to within a pairing
+    assert max(sizes) - min(sizes) <= per_pairing  # balanced: the next pairing goes to the shortest
 
 
-@pytest.mark.parametrize(("entries", "at_most"), [(10, 0.40), (20, 0.30), (60, 0.26)])
+@pytest.mark.parametrize(("entries", "at_most"), [(10, 0.40), (20, 0.30), (60, 0.28)])
 def test_one_pool_brings_in_far_fewer_entries_than_in_schedule_order(entries: int, at_most: float) -> None:
-    """Schedule order brought in 38, 193 and 1,813 entries (10, 20 and 60 entries, a pool
-    of 6); this order 14, 54 and 461."""
+    """Schedule order brings in 39, 194 and 1,814 entries (10, 20 and 60 entries, two
+    matches per pairing, a pool of 6); this order 14, 54 and 461."""
     todo = matches(entries, 2)
     (order,) = deal_streams(todo, 1, 6)
     assert loads(order, 6) <= at_most * loads(todo, 6)
@@ -80,6 +81,24 @@ def test_the_feed_gives_the_stream_with_the_fewest_in_flight() -> None:
     assert feed.take([]) == a[1] and not feed
     with pytest.raises(IndexError):
         feed.take([])
+
+
+def test_a_worker_takes_a_match_to_play_again_first_then_its_own_stream_then_the_nearest() -> None:
+    from collections import deque
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from arena.league.procs import ProcessExecutor
+
+    a, b, c, d = matches(4, 1)[:4]  # e00-e01, e00-e02, e00-e03, e01-e02
+    ex = ProcessExecutor.__new__(ProcessExecutor)  # no worker processes: _take alone
+    ex._stream_of = {a.match_id: 1, b.match_id: 0, c.match_id: 1, d.match_id: 1}
+    ex._queue = deque((m, Future(), again) for m, again in [(a, False), (b, False), (c, True), (d, False)])
+    worker = SimpleNamespace(stream=0, recent=["e01", "e02"])
+    assert ex._take(worker)[0] == c  # played again, wherever it is queued
+    assert ex._take(worker)[0] == b  # its own stream
+    assert ex._take(worker)[0] == d  # both entries recent, before one (a)
+    assert ex._take(worker)[0] == a and not ex._queue
 
 
 def test_a_league_of_eight_entries_starts_few_processes_at_one_job_and_at_two(tmp_path: Path) -> None:
@@ -101,4 +120,5 @@ def test_a_league_of_eight_entries_starts_few_processes_at_one_job_and_at_two(tm
         started[jobs] = len(list((out / "bots").glob("*.stderr.log")))
         standings[jobs] = (out / "standings.json").read_text()
     assert standings[1] == standings[2]
-    assert started[1] <= 2 * 12 and started[2] <= 2 * 20, started
+    # (at --jobs 2 a worker with nothing of its own queued takes another's match: some slack)
+    assert started[1] <= 2 * 12 and started[2] <= 2 * 24, started
