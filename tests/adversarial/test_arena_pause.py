@@ -99,7 +99,10 @@ def test_pausing_the_arena_charges_no_seat(runner: Runner, tag: str) -> None:
         if arena.poll() is None:
             arena.kill()
             arena.wait()
-    assert paused == PAUSES and still_running, "the match ended before the last pause: make it longer"
+    if not (paused == PAUSES and still_running):  # say why it ended: a seat charged, or the machine
+        faults = [step for hand in _hands(log) for step in hand["steps"] if "fault" in step]  # type: ignore[attr-defined]
+        raise AssertionError(f"the match ended after {paused} of {PAUSES} pauses; faults {faults[-3:]}; "
+                             f"stderr: {stderr.decode(errors='replace')[-1500:]}")
     assert arena.returncode == 130, stderr.decode(errors="replace")
     assert f"interrupted; finished hands are in {log}" in stderr.decode(errors="replace")
     hands = _hands(log)
