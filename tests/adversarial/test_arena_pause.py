@@ -29,6 +29,11 @@ DECISION_MS = 1000
 PAUSE_S = 2.5
 """Two and a half deadlines: a TIMEOUT for sure if the stall were charged."""
 PAUSES = 3
+GAMES = 400
+"""Games to win: far more than the test needs. Trivial bots play 40 games (~900 hands) in
+about 3.5 s on a quiet machine, shorter than the test's running time between and after
+its pauses: a fresh-clone CI run once saw such a match end by itself before the third
+pause. The match ends by the test's SIGTERM, never by itself."""
 
 
 @pytest.fixture
@@ -67,7 +72,7 @@ def test_pausing_the_arena_charges_no_seat(runner: Runner, tag: str) -> None:
     bot = tagged_trivial(runner, tag)
     out = runner.home / "out"
     log = out / "match-3.jsonl"
-    arena = runner.popen("match", str(bot), str(bot), "--out", str(out), "--games", "40",
+    arena = runner.popen("match", str(bot), str(bot), "--out", str(out), "--games", str(GAMES),
                          "--decision-ms", str(DECISION_MS), "--max-faults", "1", "--seed", "3")
     try:
         deadline = time.monotonic() + 60
