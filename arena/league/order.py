@@ -88,9 +88,11 @@ def deal_streams(matches: Sequence[ScheduledMatch], streams: int, resident: int)
 
 class StreamFeed:
     """The matches left to submit, stream by stream: :meth:`take` gives the next match
-    of the stream with the fewest in flight, so that each referee always has one of its
-    own queued (submitting the streams in turns did not: referees finish at their own
-    pace, and one then took another's match a third of the time)."""
+    of the stream with the fewest in flight, so that each referee usually finds one of
+    its own queued (submitting the streams in turns did not: referees finish at their
+    own pace, and one then took another's match a third of the time). A referee whose
+    stream is empty takes another's match (:meth:`ProcessExecutor._take
+    <arena.league.procs.ProcessExecutor._take>`)."""
 
     def __init__(self, streams: Sequence[Sequence[ScheduledMatch]]) -> None:
         self._queues = [deque(s) for s in streams]

@@ -90,6 +90,9 @@ class _Worker:
         self.recent: list[str] = []
         """The entries of its last matches, the latest last: those its pool likely holds
         idle processes for (:func:`arena.league.order.affinity`)."""
+        self.last_seed: int | None = None
+        """The deal seed of its last match: the processes that played it may not play its
+        twin (the same seed), so a twin is no nearer to it than any match."""
 
     def is_alive(self) -> bool:
         return self.process.poll() is None
@@ -190,25 +193,40 @@ class ProcessExecutor:
                     self._service(w)
 
     def _dispatch(self) -> None:
-        for w in self._workers:
-            while w.job is None and self._queue:
-                m, fut, again = self._take(w)
-                if not again and not fut.set_running_or_notify_cancel():
-                    continue  # cancelled (the league was interrupted)
-                self._attempts[m.match_id] = self._attempts.get(m.match_id, 0) + 1
-                try:
-                    w.conn.send(m)
-                except OSError:
-                    self._queue.appendleft((m, fut, True))  # its worker is dead: _service replaces it
-                    self._attempts[m.match_id] -= 1
-                    break
-                w.job = (m, fut)
-                remember(w.recent, (m.team0, m.team1), self._resident)
+        # Two passes: each idle worker first takes a match of its own stream (or one to
+        # play again), then any; in one pass a worker early in the list, with nothing of
+        # its own queued, could take the one match queued for another idle worker.
+        for own_only in (True, False):
+            for w in self._workers:
+                self._fill(w, own_only)
 
-    def _take(self, w: _Worker) -> tuple[ScheduledMatch, Future[Any], bool]:
+    def _fill(self, w: _Worker, own_only: bool) -> None:
+        """Give idle ``w`` its next match, if one is queued for it (``own_only``: of its
+        own stream or to play again)."""
+        while w.job is None and self._queue:
+            picked = self._take(w, own_only)
+            if picked is None:
+                return
+            m, fut, again = picked
+            if not again and not fut.set_running_or_notify_cancel():
+                continue  # cancelled (the league was interrupted)
+            self._attempts[m.match_id] = self._attempts.get(m.match_id, 0) + 1
+            try:
+                w.conn.send(m)
+            except OSError:
+                self._queue.appendleft((m, fut, True))  # its worker is dead: _service replaces it
+                self._attempts[m.match_id] -= 1
+                return
+            w.job = (m, fut)
+            w.last_seed = m.seed
+            remember(w.recent, (m.team0, m.team1), self._resident)
+
+    def _take(self, w: _Worker, own_only: bool = False) -> tuple[ScheduledMatch, Future[Any], bool] | None:
         """The queued match for ``w``: one to play again first, else the first of its
-        stream, else the first of those whose entries it played most recently (its
-        pool's idle processes fit them)."""
+        stream, else (unless ``own_only``: then None) the first of those with the most
+        of their two entries among its recent ones (:func:`~arena.league.order.affinity`:
+        its pool likely holds idle processes for them), a twin of its last match counting
+        none (the processes that played a deal may not play it again)."""
         for i, (_, _, again) in enumerate(self._queue):
             if again:
                 item = self._queue[i]
@@ -216,11 +234,16 @@ class ProcessExecutor:
                 return item
         best, score = 0, -1
         for i, (m, _, _) in enumerate(self._queue):
-            s = 3 if self._stream_of.get(m.match_id) == w.stream else affinity(m, w.recent)
+            if self._stream_of.get(m.match_id) == w.stream:
+                s = 3
+            else:
+                s = 0 if m.seed == w.last_seed else affinity(m, w.recent)
             if s > score:
                 best, score = i, s
                 if s == 3:
                     break
+        if own_only and score < 3:
+            return None
         item = self._queue[best]
         del self._queue[best]
         return item
