@@ -35,6 +35,7 @@ import sys
 import threading
 from collections import deque
 from concurrent.futures import Future
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from arena.league.order import affinity, remember
 from arena.league.procs_worker import WorkerSetup
 from arena.league.schedule import ScheduledMatch
 from arena.runner.match import MatchOutcome
+from arena.runtime.cpus import worker_cpus
 
 log = structlog.get_logger()
 
@@ -70,6 +72,7 @@ class _Worker:
     command line; the setup follows over the socket."""
 
     def __init__(self, setup: WorkerSetup, number: int, stream: int) -> None:
+        """``setup`` is this worker's own (its ``cpu`` set by the executor)."""
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         # The arena as this process imported it (a checkout on sys.path, say), first.
@@ -117,6 +120,7 @@ class ProcessExecutor:
         self._cpu = [0.0, 0.0]
         self._wake_r, self._wake_w = os.pipe()
         self._stream_of: dict[str, int] = {}
+        self._pins = worker_cpus(jobs)
         self._workers = [self._start_worker(i) for i in range(jobs)]
         self._since = own_cpu()
         self._thread = threading.Thread(target=self._serve, name="league-referees", daemon=True)
@@ -124,7 +128,8 @@ class ProcessExecutor:
 
     def _start_worker(self, stream: int) -> _Worker:
         self._started += 1
-        return _Worker(self._setup, self._started, stream)
+        cpu = None if self._pins is None else self._pins[stream % len(self._pins)]  # a replacement: the same CPU
+        return _Worker(replace(self._setup, cpu=cpu), self._started, stream)
 
     def capacity(self) -> int:
         """Two matches per worker: the one it plays and its next, queued here, given to

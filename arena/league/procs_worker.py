@@ -45,6 +45,9 @@ class WorkerSetup:
     """The league's workers: a referee polls only if the machine has CPUs to spare."""
     bots_dir: Path | None = None
     """Where the bots' stdout and stderr go; None: ``out_dir/bots`` (a league's)."""
+    cpu: int | None = None
+    """The CPU this worker and its bots run on (:func:`arena.runtime.cpus.worker_cpus`),
+    set per worker; None: placed by the system."""
 
 
 def worker_setup(config: LeagueConfig, out_dir: Path, reuse: bool, max_process_matches: int,
@@ -101,6 +104,9 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     _die_with_parent()
+    if setup.cpu is not None:  # first, before any thread starts: threads and bots inherit it
+        with contextlib.suppress(OSError):  # a CPU gone offline: placed by the system
+            os.sched_setaffinity(0, {setup.cpu})
     # As the arena logs (warnings and up on stderr when it was never configured: a
     # library caller, a test), never structlog's unconfigured everything-on-stdout.
     configure_logging(*(setup.logging or ("console", 0)))

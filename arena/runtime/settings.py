@@ -10,8 +10,9 @@ write the same hand logs whatever their runtimes, apart from the header's ``run`
   first imported, so it is applied then (:mod:`arena.remote.grpc_tuning`, with its
   opt-out) and only recorded here, in the header's ``run``.
 
-The operating system places every bot process and every referee: the arena pins
-nothing. CPU pinning (``--affinity``) bought a median ×1.08 on a quiet machine, and on
+The operating system places every bot process and every referee, but for a league's
+referee workers that do not poll, each pinned with its bots to a CPU of its own
+(:func:`arena.runtime.cpus.worker_cpus`). CPU pinning of a match (``--affinity``) bought a median ×1.08 on a quiet machine, and on
 a busy one a pinned match fell to 0.18 of the transport's speed where the system's
 placement kept 0.46–0.59 (docs/performance.md, "Where bots run"), so it is gone. The
 settings it replaced (``--affinity``, ``--bot-cpus``, ``--spin-us``, ``bot_cpus`` and
