@@ -11,7 +11,7 @@ the bots' (:attr:`arena.league.runner.LeagueRun.cpu`, from ``getrusage``). Two l
   per decision is what limits it;
 * ``think``: the search bot (bots/search, a fixed number of samples per searched
   decision) against rulebot, 20 matches: the bots' thinking is what limits it (on a
-  machine so busy that a decision reaches the bot's 300 ms cap, its play, and so the
+  machine so busy that a decision reaches the bot's 1000 ms cap, its play, and so the
   hands, depend on the load).
 
 Each run's standings are compared with the ``--jobs 1`` run's (``same``): the league

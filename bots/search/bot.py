@@ -44,7 +44,7 @@ given what they say. Against other bots the same órdagos were called and lost g
 
 Time per decision: ``$MUS_SEARCH_SAMPLES`` kept states per searched decision (the
 manifest sets 30: reproducible, whatever the machine's load), capped at
-``$MUS_SEARCH_MS`` milliseconds (default 300 with a sample count; without one the
+``$MUS_SEARCH_MS`` milliseconds (default 1000 with a sample count; without one the
 search runs by time, ``$MUS_SEARCH_MS`` default 40). ``MUS_SEARCH_SAMPLES=0`` plays the
 port alone. It never takes more than half the deadline the arena gives. At the end of a
 match it writes to stderr its decisions, mean time per decision, playouts per second,
@@ -80,9 +80,10 @@ from mus_sdk.forward import MusState, SamplingError, StateSampler, play_out_hand
 DEFAULT_MS = 40.0
 """Default thinking time per decision, in milliseconds, when searching by time."""
 
-DEFAULT_CAP_MS = 300.0
+DEFAULT_CAP_MS = 1000.0
 """Default cap on a decision's time, in milliseconds, with a fixed number of samples
-(reached only on a loaded machine or an unusual decision)."""
+(reached only on a loaded machine or an unusual decision; at 300 a decision that
+extends its search, drawing with 0.4 of the budget, was cut short on a normal machine)."""
 
 SURPRISE = (0.1, 0.02, 0.005, 0.005, 0.1, 0.1, 0.1)
 """The opponent model's likelihood of an action it would not have taken, by the class of
