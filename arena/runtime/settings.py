@@ -13,8 +13,9 @@ write the same hand logs whatever their runtimes, apart from the header's ``run`
 The operating system places every bot process and every referee, but for a league's
 referee workers that do not poll, each pinned with its bots to a CPU of its own
 (:func:`arena.runtime.cpus.worker_cpus`). CPU pinning of a match (``--affinity``)
-bought a median ×1.08 on a quiet machine, and on a busy one a pinned match fell to 0.18 of the transport's speed where the system's
-placement kept 0.46–0.59 (docs/performance.md, "Where bots run"), so it is gone. The
+bought a median ×1.08 on a quiet machine, and on a busy one a pinned match fell to
+0.18 of the transport's speed where the system's placement kept 0.46–0.59
+(docs/performance.md, "Where bots run"), so it is gone. The
 settings it replaced (``--affinity``, ``--bot-cpus``, ``--spin-us``, ``bot_cpus`` and
 ``spin_us`` in league files, ``share_cpu`` in manifests) shipped in release 0.1.0, so
 they are still accepted, each with one deprecation warning
