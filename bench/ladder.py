@@ -204,10 +204,15 @@ def bootstrap_95(rights: list[list[bool]], batch: int, resamples: int, rng: rand
     return out
 
 
-def _interval(values: list[int | None], limit: int) -> tuple[int, int]:
-    """The 5th and 95th percentiles (a figure not reached counts as above ``limit``)."""
-    ordered = sorted(limit + 1 if v is None else v for v in values)
+def _interval(values: list[float]) -> tuple[float, float]:
+    """The 5th and 95th percentiles of ``values`` (a 90% interval)."""
+    ordered = sorted(values)
     return ordered[int(0.05 * (len(ordered) - 1))], ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def _reached(values: list[int | None], limit: int) -> list[float]:
+    """Match counts, a figure not reached within ``limit`` counted as just above it."""
+    return [float(limit + 1 if v is None else v) for v in values]
 
 
 def main() -> None:
@@ -249,7 +254,8 @@ def main() -> None:
         spread = ""
         if args.resamples:
             boots[way] = bootstrap_95(rights, args.batch, args.resamples, random.Random(f"{args.seed}:{way}"))
-            low, high = _interval(boots[way], args.max_matches)
+            lo, hi = _interval(_reached(boots[way], args.max_matches))
+            low, high = int(lo), int(hi)
             figures[way]["interval_90"] = [low, high]
             spread = f", 90% bootstrap interval {low}–{high if high <= args.max_matches else f'> {args.max_matches}'}"
         print(f"{way:>12}: ranking right in 95% of {args.trials} trials from "
@@ -260,10 +266,9 @@ def main() -> None:
     ratio_interval = None
     if args.resamples and ratio:
         # Each resample pairs a ladder figure with a round-robin one drawn independently.
-        ratios = [(r or args.max_matches + 1) / (x or args.max_matches + 1)
-                  for x, r in zip(boots["ladder"], boots["round_robin"], strict=True)]
-        ordered = sorted(ratios)
-        ratio_interval = [round(ordered[int(0.05 * (len(ordered) - 1))], 2), round(ordered[int(0.95 * (len(ordered) - 1))], 2)]
+        ratios = [r / x for x, r in zip(_reached(boots["ladder"], args.max_matches),
+                                        _reached(boots["round_robin"], args.max_matches), strict=True)]
+        ratio_interval = [round(v, 2) for v in _interval(ratios)]
     print((f"round robin / ladder: {ratio:.2f}x" + (f" (90% bootstrap interval {ratio_interval[0]:.2f}–"
                                                     f"{ratio_interval[1]:.2f}x)" if ratio_interval else ""))
           if ratio else "ratio: not reached within --max-matches")
