@@ -37,6 +37,12 @@ def process_cpus() -> int:
     return _process_cpus()
 
 
+def polling_has_cpus(referees: int, cpus: int) -> bool:
+    """Whether ``referees`` matches refereed at once on ``cpus`` CPUs each have two, one
+    for its bots and one for its referee's polling (:mod:`arena.runtime.eventloop`)."""
+    return cpus >= 2 * referees
+
+
 def worker_cpus(jobs: int) -> list[int] | None:
     """The CPU each of ``jobs`` referee worker processes (a league's or a ladder's, each
     refereeing one match at a time) is pinned to, with the bots it starts, or None:
@@ -54,7 +60,7 @@ def worker_cpus(jobs: int) -> list[int] | None:
         allowed = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return None
-    if jobs < 2 or len(allowed) < 2 or process_cpus() >= 2 * jobs:
+    if jobs < 2 or len(allowed) < 2 or polling_has_cpus(jobs, process_cpus()):
         return None
     return [allowed[i % len(allowed)] for i in range(jobs)]
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from arena.runtime.cpus import process_cpus
+from arena.runtime.cpus import polling_has_cpus, process_cpus
 
 DEFAULT_POLL_US = 200
 """How long an idle referee loop polls before it sleeps, in microseconds (0: never).
@@ -162,7 +162,7 @@ def refereeing(poll_us: int = DEFAULT_POLL_US) -> Iterator[None]:
             counted = True
         # One CPU (per match of the machine): polling would hold the CPU a bot needs (see
         # the module docstring).
-        selector.spin_s, selector.enabled, selector.score = poll_us / 1e6, process_cpus() >= 2 * _machine_referees, 1.0
+        selector.spin_s, selector.enabled, selector.score = poll_us / 1e6, polling_has_cpus(_machine_referees, process_cpus()), 1.0
         yield
     finally:
         selector.spin_s, selector.enabled = before
