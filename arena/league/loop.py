@@ -124,8 +124,13 @@ class LeagueLoop:
                             running[executor.submit(m)] = m
                     if not running and (self.stop.is_set() or not to_play):
                         break
-                    # Nothing running and no room: a cluster without nodes; wait for one.
-                    finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
+                    if running:
+                        finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
+                    else:
+                        # Nothing running and no room (a cluster without nodes): wait for one.
+                        # Not with wait(), which returns at once for no futures: a spin.
+                        finished = set()
+                        self.stop.wait(0.5)
                     for fut in finished:
                         m = running.pop(fut)
                         if not fut.cancelled():  # a cancelled match never started: --resume plays it
