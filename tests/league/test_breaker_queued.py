@@ -6,6 +6,7 @@ executor was still started, each costing the start timeout of a bot that hangs."
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -66,10 +67,13 @@ class QueueingExecutor:
         return None
 
 
-def test_queued_matches_of_a_given_up_entry_are_not_started(tmp_path: Path) -> None:
+def run_broken_league(tmp_path: Path, matches_per_pairing: int,
+                      make_executor: Callable[[LeagueLoop], QueueingExecutor]) -> tuple[LeagueLoop, QueueingExecutor]:
+    """A league of ``a`` (bots/random) against ``b`` (a bot that does not start), run by
+    the league loop on the executor ``make_executor`` builds for it."""
     (tmp_path / "l.toml").write_text(f"""
 seed = 3
-matches_per_pairing = 8
+matches_per_pairing = {matches_per_pairing}
 [rules]
 target_points = 10
 games_to_win = 1
@@ -82,12 +86,17 @@ bot = "{REPO / 'tests' / 'cli' / 'bots' / 'broken'}"
 """)
     config = load_league(tmp_path / "l.toml")
     loop = LeagueLoop(config, tmp_path, LeagueSecret(3, True, b"k" * 32), [], threading.Event(), None,
-                       on_cluster=lambda status: None)
+                      on_cluster=lambda status: None)
     writer = ResultsWriter(tmp_path / "results.jsonl", b"k" * 32, league_identity(config, loop.matches))
-    executor = QueueingExecutor(loop)
+    executor = make_executor(loop)
     try:
         loop.run(writer, lambda: executor)
     finally:
         writer.close()
+    return loop, executor
+
+
+def test_queued_matches_of_a_given_up_entry_are_not_started(tmp_path: Path) -> None:
+    loop, executor = run_broken_league(tmp_path, 8, QueueingExecutor)
     assert len(executor.started) == 3, executor.started  # the three in a row, then no more
     assert len(loop.results) == 3 and len(loop.breaker.not_tried) == 5

@@ -5,20 +5,15 @@ runs (a Ray cluster whose nodes have not joined yet: ``capacity()`` 0). Before, 
 
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from arena.league.config import load_league
-from arena.league.folder import league_identity
 from arena.league.loop import LeagueLoop
-from arena.league.results_file import ResultsWriter
 from arena.league.schedule import ScheduledMatch
-from arena.league.secret import LeagueSecret
 from arena.runner.match import MatchOutcome
-from tests.league.test_breaker_queued import REPO, QueueingExecutor
+from tests.league.test_breaker_queued import QueueingExecutor, run_broken_league
 
 EMPTY_FOR = 1.0
 """Seconds the cluster has no node."""
@@ -53,29 +48,9 @@ class LateClusterExecutor(QueueingExecutor):
 
 
 def test_no_room_waits_without_spinning(tmp_path: Path) -> None:
-    (tmp_path / "l.toml").write_text(f"""
-seed = 3
-matches_per_pairing = 2
-[rules]
-target_points = 10
-games_to_win = 1
-[[entry]]
-name = "a"
-bot = "{REPO / 'bots' / 'random'}"
-[[entry]]
-name = "b"
-bot = "{REPO / 'tests' / 'cli' / 'bots' / 'broken'}"
-""")
-    config = load_league(tmp_path / "l.toml")
-    loop = LeagueLoop(config, tmp_path, LeagueSecret(3, True, b"k" * 32), [], threading.Event(), None,
-                      on_cluster=lambda status: None)
-    writer = ResultsWriter(tmp_path / "results.jsonl", b"k" * 32, league_identity(config, loop.matches))
-    executor = LateClusterExecutor(loop)
     started = time.monotonic()
-    try:
-        loop.run(writer, lambda: executor)
-    finally:
-        writer.close()
+    loop, executor = run_broken_league(tmp_path, 2, LateClusterExecutor)
+    assert isinstance(executor, LateClusterExecutor)
     assert time.monotonic() - started >= EMPTY_FOR
     # Waiting half a second at a time: about two questions in the empty second (one more
     # for the first look); a spinning loop asks thousands of times, even on a busy machine.
