@@ -4,6 +4,7 @@
         [--resamples 200]
     python bench/ladder.py --field rulebots [--noises 0 0.15 0.3 0.45 0.6 0.8] [--per-seating 200]
         [--bank /tmp/bank.json] [--jobs 2] [--trials 100] [--batch 6]
+    python bench/ladder.py --field bots --bots trivial rulebot passive@0.3 … [--per-seating 200] [--bank …]
 
 A field of entries of known strength. ``--field simulated`` (the default): Elo ``0,
 spacing, 2·spacing, …``, a match between two of them a coin weighted by the rating
@@ -11,7 +12,10 @@ model's expected score (cheap: no game is played). ``--field rulebots``: rulebot
 ``--noises`` (the probability of a random legal action at each decision: the more, the
 weaker), real games refereed by the arena with the bots in-process, drawn from a bank of
 ``--per-seating`` matches per pair and seating played first (``bench/_rulebot_field.py``;
-``--bank`` keeps it for the next run). Two ways to spend matches, each in batches of ``--batch``:
+``--bank`` keeps it for the next run). ``--field bots``: the same with bots of several
+kinds (``--bots trivial rulebot@0.2 learned …``, specs in bench/_rulebot_field.py), whose
+order is the whole bank's fit (the round robin's own ranking with every match of the
+bank). Two ways to spend matches, each in batches of ``--batch``:
 
 * **ladder**: :func:`arena.ladder.matchmaking.plan_pairs` on the ratings after each
   batch, as ``mus ladder run`` does (the ratings of the league's model; the run takes
@@ -225,19 +229,21 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=8, help="matches between two rankings")
     ap.add_argument("--max-matches", type=int, default=2400)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--field", choices=("simulated", "rulebots"), default="simulated")
+    ap.add_argument("--field", choices=("simulated", "rulebots", "bots"), default="simulated")
     ap.add_argument("--noises", type=float, nargs="+", default=None, help="rulebots: each entry's noise")
-    ap.add_argument("--per-seating", type=int, default=200, help="rulebots: bank matches per pair and seating")
-    ap.add_argument("--bank", type=Path, default=None, help="rulebots: read the bank here if it matches, else write it")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="rulebots: processes playing the bank")
+    ap.add_argument("--bots", nargs="+", default=[],
+                    help="bots: each entry's spec (KIND or KIND@NOISE, bench/_rulebot_field.py)")
+    ap.add_argument("--per-seating", type=int, default=200, help="real bots: bank matches per pair and seating")
+    ap.add_argument("--bank", type=Path, default=None, help="real bots: read the bank here if it matches, else write it")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="real bots: processes playing the bank")
     ap.add_argument("--resamples", type=int, default=200,
                     help="bootstrap resamples of the trials for each figure's 90%% interval (0: none)")
     args = ap.parse_args()
     print("machine:", json.dumps(machine()))
     play: Outcome | None = None
     extra: dict[str, Any] = {}
-    if args.field == "rulebots":
-        truth, play, extra = rulebot_field(args)
+    if args.field in ("rulebots", "bots"):
+        truth, play, extra = bot_field(args)
     else:
         elos = args.ratings if args.ratings is not None else [i * args.spacing for i in range(args.entries)]
         truth = {f"e{i:02d}": elo for i, elo in enumerate(sorted(elos))}
@@ -277,28 +283,82 @@ def main() -> None:
                       "ratio": ratio, "ratio_interval_90": ratio_interval}))
 
 
-def rulebot_field(args: argparse.Namespace) -> tuple[dict[str, float], Outcome, dict[str, Any]]:
-    """The rulebots' field: its known order (less noise first), its bank's matches, and
-    what to report of the bank (its neighbours' win rates, as Elo)."""
+def bank_check(order: list[str], tally: Tally, fit: dict[str, float]) -> dict[str, float]:
+    """How far the bank's pairs are from the model, and how well the bank knows them.
+
+    ``pair_sd_elo``: the typical standard error of a pair's head-to-head rating difference
+    in the bank (its matches, both seatings). A trial draws from the bank as if it were
+    the world, so each pair's head-to-head in that world is off the whole bank's fit by
+    about this much, by the luck of the bank alone: a design that leans on few pairs
+    (matchmaking) inherits those errors, one that spreads over every pair (a round robin)
+    averages them out. The bank must know its pairs well below the gaps between
+    neighbours, or the bench measures the bank. ``chi2_per_pair``: the squared
+    deviations of the pairs from the fit, in standard errors, per pair (about 1 where the
+    rating model holds); ``tau_elo``: the spread of the pairs' deviations beyond the
+    bank's luck (0 where the model holds: one number per entry describes the field)."""
+    dev2 = var = chi2 = 0.0
+    pairs = 0
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            ia, ib = tally.index[a], tally.index[b]
+            won, n = tally.wins[ia][ib], tally.wins[ia][ib] + tally.wins[ib][ia]
+            if not n:
+                continue
+            p = min(max(won / n, 0.5 / n), 1 - 0.5 / n)
+            v = 1.0 / (n * p * (1 - p))
+            d = math.log(p / (1 - p)) - (fit[a] - fit[b])
+            dev2, var, chi2, pairs = dev2 + d * d, var + v, chi2 + d * d / v, pairs + 1
+    return {"pair_sd_elo": round(SCALE * math.sqrt(var / pairs), 1), "chi2_per_pair": round(chi2 / pairs, 2),
+            "tau_elo": round(SCALE * math.sqrt(max(dev2 - var, 0.0) / pairs), 1)}
+
+
+def bot_field(args: argparse.Namespace) -> tuple[dict[str, float], Outcome, dict[str, Any]]:
+    """A field of real bots: its known order, its bank's matches, and what to report of
+    the bank (its neighbours' win rates, as Elo). ``rulebots``: rulebot with ``--noises``,
+    less noise ranking first. ``bots``: the entries ``--bots``, in the order of the whole
+    bank's fit (every pair's matches, both seatings: the round robin's own ranking, as
+    it would be with unlimited matches)."""
     import _rulebot_field as field
 
-    noises = tuple(sorted(args.noises if args.noises is not None else field.NOISES))
+    if args.field == "rulebots":
+        entries = tuple(field.name(n) for n in sorted(args.noises if args.noises is not None else field.NOISES))
+    else:
+        entries = tuple(dict.fromkeys(args.bots))
+        if len(entries) < 2:
+            raise SystemExit("--field bots needs at least two entries in --bots")
     rules = {"target_points": 30, "games_to_win": 1}
     started = time.perf_counter()
-    bank = field.load_or_play(args.bank, noises, args.per_seating, args.seed, args.jobs, rules)
-    print(f"bank: {args.per_seating} matches per pair and seating, {len(noises)} entries, rules {rules} "
+    bank = field.load_or_play(args.bank, entries, args.per_seating, args.seed, args.jobs, rules)
+    print(f"bank: {args.per_seating} matches per pair and seating, {len(entries)} entries, rules {rules} "
           f"({time.perf_counter() - started:.0f} s)")
-    rates = field.win_rates(bank)
+    extra: dict[str, Any] = {"entries": list(entries), "per_seating": args.per_seating}
+    tally = Tally(sorted(entries))
+    for key, winners in bank["games"].items():
+        t0, t1 = key.split("|")
+        for w in winners:
+            if w in (0, 1):
+                tally.add(t0, t1, w)
+    fit = posterior_mode(sorted(entries), tally)
+    if args.field == "rulebots":
+        order = list(entries)
+        truth = {e: -float(i) for i, e in enumerate(order)}  # only the order counts: less noise ranks first
+        extra["noises"] = [field.parse(e)[1] for e in entries]
+    else:
+        order = sorted(entries, key=lambda e: -fit[e])
+        truth = {e: SCALE * (fit[e] - fit[order[-1]]) for e in entries}
+    extra["fit_elo"] = {e: round(SCALE * (fit[e] - fit[order[-1]])) for e in order}
+    print("  the bank's fit (Elo): " + ", ".join(f"{e} {v}" for e, v in extra["fit_elo"].items()))
+    rates = field.win_rates(bank["games"], order)
     neighbours = {}
-    for a, b in itertools.pairwise(noises):
-        key = (field.name(a), field.name(b))
+    for key in itertools.pairwise(order):
         p = min(max(rates[key], 1e-3), 1 - 1e-3)
         elo = round(SCALE * math.log(p / (1 - p)))
         neighbours[f"{key[0]}>{key[1]}"] = {"wins": round(rates[key], 3), "elo": elo}
         print(f"  {key[0]} beats {key[1]} in {rates[key]:.1%} of the bank's matches ({elo:+d} Elo)")
-    truth = {field.name(n): -n for n in noises}  # only the order counts: less noise ranks first
-    return truth, from_bank(bank["games"]), {"noises": list(noises), "per_seating": args.per_seating,
-                                             "neighbours": neighbours}
+    extra["neighbours"] = neighbours
+    extra["bank_check"] = bank_check(order, tally, fit)
+    print("  " + json.dumps(extra["bank_check"]))
+    return truth, from_bank(bank["games"]), extra
 
 
 if __name__ == "__main__":
