@@ -2,9 +2,9 @@
 
     python bench/ladder.py [--entries 8] [--spacing 100 | --ratings ELO ...] [--trials 100] [--batch 8] [--seed 1]
         [--resamples 200]
-    python bench/ladder.py --field rulebots [--noises 0 0.15 0.3 0.45 0.6 0.8] [--per-seating 200]
+    python bench/ladder.py --field rulebots [--noises 0 0.1 0.2 0.3 0.45 0.6] [--per-seating 3000]
         [--bank /tmp/bank.json] [--jobs 2] [--trials 100] [--batch 6]
-    python bench/ladder.py --field bots --bots trivial rulebot passive@0.3 … [--per-seating 200] [--bank …]
+    python bench/ladder.py --field bots --bots trivial rulebot passive@0.3 … [--per-seating 3000] [--bank …]
 
 A field of entries of known strength. ``--field simulated`` (the default): Elo ``0,
 spacing, 2·spacing, …``, a match between two of them a coin weighted by the rating
@@ -233,7 +233,7 @@ def main() -> None:
     ap.add_argument("--noises", type=float, nargs="+", default=None, help="rulebots: each entry's noise")
     ap.add_argument("--bots", nargs="+", default=[],
                     help="bots: each entry's spec (KIND or KIND@NOISE, bench/_rulebot_field.py)")
-    ap.add_argument("--per-seating", type=int, default=200, help="real bots: bank matches per pair and seating")
+    ap.add_argument("--per-seating", type=int, default=3000, help="real bots: bank matches per pair and seating")
     ap.add_argument("--bank", type=Path, default=None, help="real bots: read the bank here if it matches, else write it")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="real bots: processes playing the bank")
     ap.add_argument("--resamples", type=int, default=200,
@@ -358,6 +358,10 @@ def bot_field(args: argparse.Namespace) -> tuple[dict[str, float], Outcome, dict
     extra["neighbours"] = neighbours
     extra["bank_check"] = bank_check(order, tally, fit)
     print("  " + json.dumps(extra["bank_check"]))
+    closest = min(SCALE * (fit[a] - fit[b]) for a, b in itertools.pairwise(order))
+    if 4 * extra["bank_check"]["pair_sd_elo"] > closest:
+        print(f"  warning: the bank knows each pair to ±{extra['bank_check']['pair_sd_elo']:.0f} Elo, and its closest "
+              f"neighbours are {closest:.0f} apart: the figures measure the bank's luck (raise --per-seating)")
     return truth, from_bank(bank["games"]), extra
 
 
