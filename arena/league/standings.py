@@ -42,19 +42,22 @@ from mus_core import Rules
 from arena.league.rating import (
     DISPERSION_PRIOR_SPLITS,
     INTERVAL_PRIOR,
+    MISFIT_P,
     PRIOR_MATCHES,
     SCALE,
     Z95,
     Match,
+    ModelCheck,
     RatingFit,
     fit_rating_model,
+    model_check,
     pairing_dispersion,
     twin_excess,
 )
 from arena.runner.match import start_failed_seats
 
 __all__ = ["DISPERSION_PRIOR_SPLITS", "INTERVAL_PRIOR", "PRIOR_MATCHES", "SCALE", "Z95", "EntryStanding", "Match",
-           "RatingFit", "Standings", "compute_standings", "effective_stones", "fit_rating_model", "fit_ratings",
+           "ModelCheck", "RatingFit", "Standings", "compute_standings", "effective_stones", "fit_rating_model", "fit_ratings",
            "pairing_dispersion", "twin_excess"]
 
 FEW_MATCHES = 4
@@ -75,6 +78,12 @@ minus those it lost twice, too coarse for a 95% interval (bench/rating_coverage.
 bench/stats_validation.py (b), equal entries: twins splitting 3 in 4 held 0.994–0.997 at 4
 matches per pairing, 0.975–0.987 at 6–8 (1.5–3 such pairs per entry), 0.962–0.966 at 10
 (3.75); splitting 9 in 10, 0.98–1.00 up to 20 matches per pairing (3))."""
+MISFIT_NOTE = ("the pairings depart from one rating per entry ({check}): some entries fare better against some "
+               "opponents than their ratings say, so the ranking depends on who met whom; read the crosstable "
+               "(docs/league.md, Standings)")
+"""The table's note when :func:`arena.league.rating.model_check` finds the field
+non-transitive beyond chance (p below 0.001)."""
+
 
 
 @dataclass
@@ -138,7 +147,9 @@ class Standings:
     None: ratings centred on 1500."""
     note: str | None = None
     """What the intervals cannot promise here (:data:`SMALL_SAMPLE_NOTE`,
-    :data:`WIDE_PAIRS_NOTE`), or None."""
+    :data:`WIDE_PAIRS_NOTE`, :data:`MISFIT_NOTE`), or None."""
+    model_check: ModelCheck | None = None
+    """How well one rating per entry explains every pairing (None: too few pairings to tell)."""
 
     def ranks(self) -> list[int]:
         """Each entry's rank, in table order: entries with the same rating (to the 0.1 Elo
@@ -164,7 +175,11 @@ class Standings:
         return {"standings": rows, "crosstable": self.cross, "stones_unadjusted": self.stones_unadjusted,
                 "deal_pairs": self.deal_pairs, "dispersion": round(self.dispersion, 4),
                 "anchor": None if self.anchor is None else {"entry": self.anchor[0], "rating": self.anchor[1]},
-                "note": self.note}
+                "note": self.note,
+                "model_check": None if self.model_check is None else {
+                    "pearson": round(self.model_check.pearson, 2), "deviance": round(self.model_check.deviance, 2),
+                    "df": self.model_check.df,
+                    "p_value": float(f"{self.model_check.p_value:.3g}")}}
 
     def to_csv(self) -> str:
         """One row per entry (standings.csv)."""
@@ -273,6 +288,9 @@ def compute_standings(
             rated.append(((t[0],), (t[1],), 1.0 if winner == 0 else 0.0))
             clusters.append((min(t), max(t), rec["deal"]) if rec.get("deal") is not None else None)
     fit = fit_rating_model(list(names), rated, clusters=clusters)
+    # At the weak prior's ratings (the rating less its pull): the prior's pull toward the centre
+    # is a misfit of its own, which at small samples would read as a non-transitive field.
+    check = model_check(list(names), rated, {n: fit.rating[n] - fit.pull.get(n, 0.0) for n in names}, fit.dispersion)
     base = 1500.0 if anchor is None else anchor_rating - SCALE * fit.rating[anchor]
     for n in names:
         e = table[n]
@@ -282,12 +300,14 @@ def compute_standings(
     # Exact ties (same rating to the 0.1 shown, same record) share a rank: Standings.ranks.
     ordered = sorted(table.values(), key=lambda e: (-round(e.rating, 1), -e.wins, e.losses, e.name))
     return Standings(ordered, cross, unadjusted, fit.pairs, fit.dispersion,
-                     None if anchor is None else (anchor, anchor_rating), _note(names, cross, rated, clusters, fit))
+                     None if anchor is None else (anchor, anchor_rating), _note(names, cross, rated, clusters, fit, check),
+                     check)
 
 
 def _note(names: Sequence[str], cross: dict[str, dict[str, int]], rated: Sequence[Match],
-          clusters: Sequence[Hashable | None], fit: RatingFit) -> str | None:
-    """What the intervals cannot promise (:data:`SMALL_SAMPLE_NOTE`, :data:`WIDE_PAIRS_NOTE`), or None."""
+          clusters: Sequence[Hashable | None], fit: RatingFit, check: ModelCheck | None) -> str | None:
+    """What the intervals cannot promise (:data:`SMALL_SAMPLE_NOTE`, :data:`WIDE_PAIRS_NOTE`,
+    :data:`MISFIT_NOTE`), or None."""
     played = [cross[a][b] + cross[b][a] for i, a in enumerate(names) for b in names[i + 1:]]
     notes = [SMALL_SAMPLE_NOTE] if any(0 < n < FEW_MATCHES for n in played) else []
     winners: dict[Hashable, list[str]] = {}  # each deal pair's winners: one name twice when it did not split
@@ -297,4 +317,7 @@ def _note(names: Sequence[str], cross: dict[str, dict[str, int]], rated: Sequenc
     unsplit = sum(len(w) == 2 and w[0] == w[1] for w in winners.values())
     if fit.pairs and fit.dispersion < 1.0 and 2 * unsplit < FEW_UNSPLIT_PAIRS * len(names):
         notes.append(WIDE_PAIRS_NOTE)
+    if check is not None and check.misfit:
+        notes.append(MISFIT_NOTE.format(check=f"chi-squared {check.pearson:.0f} and deviance {check.deviance:.0f} on "
+                                              f"{check.df} degrees of freedom, p < {MISFIT_P}"))
     return "; ".join(notes) or None
