@@ -85,7 +85,6 @@ MISFIT_NOTE = ("the pairings depart from one rating per entry ({check}): some en
 non-transitive beyond chance (p below 0.001)."""
 
 
-
 @dataclass
 class EntryStanding:
     """One line of the standings."""
