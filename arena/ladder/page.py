@@ -131,11 +131,15 @@ def render_page(name: str, standings: Standings, versions: Sequence[dict[str, An
                 recent: Sequence[dict[str, Any]], viewable: set[str], info: str, warnings: Sequence[str]) -> str:
     """The whole page (every value from the database or a bot escaped)."""
     warn = "".join(f"<p class='bad warning'>{_esc(w)}</p>" for w in warnings)
+    # What the table cannot promise (small samples, a field one rating per entry does not
+    # describe), as under `mus ladder standings`.
+    note = (f"<p class=note id=standings-note>What the table cannot promise: {_esc(standings.note)}.</p>"
+            if standings.note else "")
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>Ladder {_esc(name)} · mus-arena</title><style>{_STYLE}</style></head><body>"
             f"<h1>Ladder {_esc(name)}</h1><p class=note>{_esc(info)}</p>{warn}"
-            f"<h2>Standings</h2>{_standings_table(standings)}"
+            f"<h2>Standings</h2>{_standings_table(standings)}{note}"
             f"<h2>Rating over time</h2>{rating_chart(series)}"
             f"<h2>Versions</h2>{_versions_table(versions)}"
             f"<h2>Recent matches</h2>{_matches_table(recent, viewable)}</body></html>\n")

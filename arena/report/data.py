@@ -228,6 +228,9 @@ def league_data(out_dir: Path) -> dict[str, Any] | None:
         "results": {str(r.get("match_id")): {"team0": r["team0"], "team1": r["team1"], "log": r.get("log")}
                     for r in results},
         "rules": config.get("rules", {}), "duplicate": config.get("duplicate"),
+        # What the table cannot promise (small samples, wide pairs, a field that one rating
+        # per entry does not describe), as under the console's table.
+        "note": standings.get("note") if isinstance(standings.get("note"), str) else None,
     }
 
 

@@ -5,15 +5,22 @@ or duplicate, do not; nor does one upset of a lopsided pairing."""
 
 from __future__ import annotations
 
+import html
+import json
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.ladder.page import render_page
 from arena.league.rating import chi2_survival
 from arena.league.standings import SCALE, compute_standings
+from arena.players.local import RandomPlayer
+from arena.report import report_folder
 from tests.league.test_standings_intervals import record
+from tests.report.test_data import logged
 
 
 def field(elos: dict[str, float], per_pairing: int, rng: random.Random, agree: float | None = None,
@@ -86,3 +93,24 @@ def test_three_entries_are_not_checked() -> None:
     elos = {"a": 0.0, "b": 100.0, "c": 200.0}
     st = compute_standings(list("abc"), {}, field(elos, 10, random.Random(1)))
     assert st.model_check is None and st.to_json()["model_check"] is None
+
+
+def test_the_pages_show_the_note(tmp_path: Path) -> None:
+    """The league's report and the ladder's page say what the console's table says."""
+    chance = {("a", "b"): 0.8, ("b", "c"): 0.8, ("a", "c"): 0.2, ("a", "d"): 0.7, ("b", "d"): 0.7, ("c", "d"): 0.7}
+    results = field(dict.fromkeys("abcd", 0.0), 40, random.Random(3), chance=chance)
+    st = compute_standings(list("abcd"), {}, results)
+    assert st.note and "depart from one rating" in st.note
+
+    page = render_page("term", st, [], [], [], set(), "info", [])
+    assert f"What the table cannot promise: {html.escape(st.note, quote=True)}." in page
+    assert "standings-note" not in render_page("term", compute_standings(list("abc"), {}, []), [], [], [], set(), "", [])
+
+    folder = tmp_path / "league"
+    (folder / "logs").mkdir(parents=True)
+    logged(folder / "logs" / "m0000.jsonl", [RandomPlayer(seat) for seat in range(4)])  # a report needs a log
+    (folder / "league.json").write_text(json.dumps({"name": "rps", "entries": [{"name": n} for n in "abcd"]}))
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
+    (folder / "standings.json").write_text(json.dumps(st.to_json()))
+    index = report_folder(folder).index.read_text(encoding="utf-8")
+    assert 'id="standings-note"' in index and "depart from one rating per entry" in index
